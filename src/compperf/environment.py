@@ -1,0 +1,133 @@
+"""A record of the hardware and software that produced a measurement."""
+
+from __future__ import annotations
+
+import dataclasses
+import platform
+from pathlib import Path
+
+import torch
+
+from compperf.devices import as_device
+
+__all__ = ["Environment", "environment"]
+
+_CPUINFO = Path("/proc/cpuinfo")
+
+
+@dataclasses.dataclass(frozen=True)
+class Environment:
+    """What produced a number: device, libraries, CPU and operating system.
+
+    Attributes
+    ----------
+    device : str
+        The device the measurements ran on, e.g. ``"cuda:0"`` or ``"cpu"``.
+    device_name : str
+        Its human name, e.g. the GPU model; for the CPU, the CPU model.
+    accelerators : tuple of str
+        Names of every accelerator torch sees (empty on a CPU-only machine).
+    torch : str
+        ``torch.__version__``.
+    cuda, cudnn : str or None
+        CUDA runtime and cuDNN versions torch was built with, when it was.
+    cpu : str
+        CPU model, as the operating system reports it.
+    num_threads : int
+        ``torch.get_num_threads()``: intra-op threads on the CPU.
+    python : str
+        Python version.
+    platform : str
+        Operating system and machine architecture.
+    """
+
+    device: str
+    device_name: str
+    accelerators: tuple[str, ...]
+    torch: str
+    cuda: str | None
+    cudnn: str | None
+    cpu: str
+    num_threads: int
+    python: str
+    platform: str
+
+    def __str__(self) -> str:
+        libraries = f"PyTorch {self.torch}"
+        if self.cuda:
+            libraries += f" (CUDA {self.cuda}, cuDNN {self.cudnn or 'not available'})"
+        others = ", ".join(self.accelerators) if self.accelerators else "none"
+        return (
+            f"Measured on {self.device} ({self.device_name}) with {libraries}, "
+            f"Python {self.python} on {self.platform}. "
+            f"CPU: {self.cpu}, {self.num_threads} torch threads. "
+            f"Accelerators visible: {others}."
+        )
+
+
+def _cpu_model() -> str:
+    # /proc/cpuinfo names the model on Linux; platform.processor() is often
+    # empty there but is the best portable answer elsewhere.
+    try:
+        for line in _CPUINFO.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.lower().startswith(("model name", "hardware")):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def _accelerator_names() -> tuple[str, ...]:
+    names = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        names.append("Apple MPS")
+    return tuple(names)
+
+
+def _device_name(device: torch.device, cpu: str) -> str:
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    if device.type == "mps":
+        return "Apple MPS"
+    return cpu
+
+
+def environment(device: str | torch.device | None = None) -> Environment:
+    """Describe this machine and the device that measurements will run on.
+
+    Parameters
+    ----------
+    device : str, torch.device or None
+        The device of interest; ``None`` means :func:`compperf.try_gpu`.
+
+    Returns
+    -------
+    Environment
+        ``str()`` of it is a one-paragraph description for a page or a log.
+
+    Raises
+    ------
+    ValueError
+        If the device is not available (see :func:`compperf.as_device`).
+
+    Notes
+    -----
+    Reads only what torch, :mod:`platform` and ``/proc/cpuinfo`` report: no
+    environment variables, host names or user names.
+    """
+    target = as_device(device)
+    cpu = _cpu_model()
+    cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
+    return Environment(
+        device=str(target),
+        device_name=_device_name(target, cpu),
+        accelerators=_accelerator_names(),
+        torch=torch.__version__,
+        cuda=torch.version.cuda,
+        cudnn=None if cudnn is None else str(cudnn),
+        cpu=cpu,
+        num_threads=torch.get_num_threads(),
+        python=platform.python_version(),
+        platform=f"{platform.system()} {platform.release()} ({platform.machine()})",
+    )

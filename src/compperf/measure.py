@@ -1,0 +1,238 @@
+"""Per-call timing statistics (median, IQR) on any device, built on torch.utils.benchmark."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+import torch.utils.benchmark as torch_benchmark
+
+from compperf.devices import as_device, synchronize
+from compperf.timing import format_time
+
+__all__ = ["Measurement", "compare", "measure"]
+
+# measure() keeps timing until the IQR is below this fraction of the median;
+# a result still above it is marked noisy.
+_IQR_WARN_THRESHOLD = 0.1
+
+_clock = time.perf_counter
+
+
+@dataclasses.dataclass(frozen=True)
+class Measurement:
+    """Timing statistics of one callable on one device.
+
+    Attributes
+    ----------
+    description : str
+        What was timed.
+    device : str
+        The device that was synchronized around each timed block, e.g. ``"cuda:0"``.
+    median, iqr, mean : float
+        Seconds per call: median, interquartile range and mean over the timed blocks.
+    runs : int
+        Number of timed blocks.
+    number_per_run : int
+        Calls per block; each entry of ``times`` is a block's time divided by it.
+    times : tuple of float
+        Seconds per call, one entry per block.
+    warmup : int
+        Calls made before timing started (not counted in ``times``).
+    num_threads : int
+        Threads torch used for intra-op parallelism on the CPU during timing.
+    """
+
+    description: str
+    device: str
+    median: float
+    iqr: float
+    mean: float
+    runs: int
+    number_per_run: int
+    times: tuple[float, ...]
+    warmup: int
+    num_threads: int
+
+    @property
+    def noisy(self) -> bool:
+        """True when the IQR exceeds 10 % of the median."""
+        return self.iqr > _IQR_WARN_THRESHOLD * self.median
+
+    def __str__(self) -> str:
+        text = (
+            f"{self.description} on {self.device}: median {format_time(self.median)} per call, "
+            f"IQR {format_time(self.iqr)} ({_count(self.runs, 'run')} of "
+            f"{_count(self.number_per_run, 'call')}, {_count(self.warmup, 'warm-up call')}, "
+            f"{_count(self.num_threads, 'thread')})"
+        )
+        if self.noisy:
+            text += f"; noisy: IQR is {self.iqr / self.median:.0%} of the median"
+        return text
+
+    def __repr__(self) -> str:
+        return f"<Measurement {self}>"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _synchronizing_clock(device: torch.device) -> Callable[[], float]:
+    def clock() -> float:
+        synchronize(device)
+        return _clock()
+
+    return clock
+
+
+def measure(
+    fn: Callable[..., Any],
+    *args: Any,
+    device: str | torch.device | None = None,
+    description: str | None = None,
+    min_run_time: float = 0.2,
+    max_run_time: float = 2.0,
+    warmup: int = 1,
+    num_threads: int | None = None,
+    **kwargs: Any,
+) -> Measurement:
+    """Time ``fn(*args, **kwargs)`` per call, with the device synchronized at each clock read.
+
+    Parameters
+    ----------
+    fn : callable
+        The work to time. Its return value is ignored.
+    *args, **kwargs
+        Passed to ``fn`` on every call.
+    device : str, torch.device or None
+        The device the work runs on; ``None`` means :func:`compperf.try_gpu`.
+    description : str, optional
+        Label for reports; defaults to ``fn.__name__``.
+    min_run_time : float, default 0.2
+        Seconds of timed blocks to collect at least (and at least four blocks).
+    max_run_time : float, default 2.0
+        Seconds after which timing stops even if the IQR is still above
+        10 % of the median; the result is then marked ``noisy``.
+    warmup : int, default 1
+        Calls made before timing, so that one-off costs (allocation, kernel
+        selection, compilation) are not counted. torch.utils.benchmark adds
+        its own calls while it sizes the blocks.
+    num_threads : int, optional
+        Threads torch may use on the CPU while timing; defaults to
+        ``torch.get_num_threads()``, what the calling code uses (unlike
+        torch.utils.benchmark, whose default is 1).
+
+    Returns
+    -------
+    Measurement
+
+    Raises
+    ------
+    ValueError
+        If the device is not available, ``min_run_time`` is not positive or
+        above ``max_run_time``, ``warmup`` is negative or ``num_threads`` is below 1.
+
+    Notes
+    -----
+    Method: ``torch.utils.benchmark.Timer.adaptive_autorange`` (PyTorch),
+    which runs the call in blocks long enough to hide the clock's overhead,
+    adds blocks until the IQR falls below 10 % of the median or
+    ``max_run_time`` is spent, and reports median and IQR over blocks. Its own clock synchronizes only
+    ``torch.accelerator``; here the clock synchronizes the given device, so
+    the time of every block includes the work the block queued.
+    """
+    target = as_device(device)
+    if not 0 < min_run_time <= max_run_time:
+        raise ValueError(
+            "need 0 < min_run_time <= max_run_time (seconds), "
+            f"got min_run_time={min_run_time}, max_run_time={max_run_time}"
+        )
+    if warmup < 0:
+        raise ValueError(f"warmup must be >= 0 calls, got {warmup}")
+    threads = torch.get_num_threads() if num_threads is None else num_threads
+    if threads < 1:
+        raise ValueError(f"num_threads must be >= 1, got {threads}")
+    label = description or getattr(fn, "__name__", "call")
+
+    def call() -> None:
+        fn(*args, **kwargs)
+
+    for _ in range(warmup):
+        call()
+    synchronize(target)
+    timer = torch_benchmark.Timer(
+        stmt="call()",
+        globals={"call": call},
+        timer=_synchronizing_clock(target),
+        num_threads=threads,
+        description=label,
+    )
+    result = timer.adaptive_autorange(
+        threshold=_IQR_WARN_THRESHOLD, min_run_time=min_run_time, max_run_time=max_run_time
+    )
+    return Measurement(
+        description=label,
+        device=str(target),
+        median=result.median,
+        iqr=result.iqr,
+        mean=result.mean,
+        runs=len(result.times),
+        number_per_run=result.number_per_run,
+        times=tuple(result.times),
+        warmup=warmup,
+        num_threads=threads,
+    )
+
+
+def compare(measurements: Sequence[Measurement], title: str | None = None) -> str:
+    """Lay several measurements side by side as a plain-text table.
+
+    Parameters
+    ----------
+    measurements : sequence of Measurement
+        Rows, in order. The first row is the baseline of the ``vs first`` column.
+    title : str, optional
+        A line printed above the table.
+
+    Returns
+    -------
+    str
+        One row per measurement: description, device, median and IQR per
+        call, median relative to the first row, runs x calls, threads.
+
+    Raises
+    ------
+    ValueError
+        If ``measurements`` is empty.
+    """
+    if not measurements:
+        raise ValueError("compare() needs at least one Measurement")
+    baseline = measurements[0].median
+    header = ("", "device", "median", "IQR", "vs first", "runs x calls", "threads")
+    rows = [
+        (
+            m.description,
+            m.device,
+            format_time(m.median),
+            format_time(m.iqr),
+            f"{m.median / baseline:.2f}x",
+            f"{m.runs} x {m.number_per_run}",
+            str(m.num_threads),
+        )
+        for m in measurements
+    ]
+    widths = [max(len(row[col]) for row in [header, *rows]) for col in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = (cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True))
+        return "  ".join([first, *rest]).rstrip()
+
+    lines = [line(header), "  ".join("-" * w for w in widths), *map(line, rows)]
+    if title:
+        lines.insert(0, title)
+    return "\n".join(lines)

@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import sys
+import time
+
+import pytest
+import torch
+import torch.utils.benchmark as torch_benchmark
+
+import compperf
+
+measure_module = sys.modules["compperf.measure"]  # the module, not the function it exports
+
+
+def test_measure_a_sleep():
+    result = compperf.measure(time.sleep, 0.01, device="cpu", description="sleep 10 ms")
+    assert 0.01 <= result.median < 0.02
+    assert result.description == "sleep 10 ms"
+    assert result.device == "cpu"
+    assert result.runs == len(result.times) >= 4
+    assert result.warmup == 1
+    assert result.num_threads == torch.get_num_threads()
+
+
+def test_measure_agrees_with_torch_utils_benchmark_on_a_cpu_matmul():
+    x = torch.randn(128, 128)
+    ours = compperf.measure(torch.mm, x, x, device="cpu", num_threads=1)
+    theirs = torch_benchmark.Timer(
+        "torch.mm(x, x)", globals={"torch": torch, "x": x}, num_threads=1
+    ).adaptive_autorange()
+    # On a shared machine both medians wander; the bound leaves room for that, not for a
+    # factor-of-two error such as timing the wrong thing or counting calls twice.
+    assert ours.median == pytest.approx(theirs.median, rel=0.5)
+
+
+def test_measure_passes_arguments_and_warms_up():
+    seen = []
+
+    def work(a, *, b):
+        seen.append((a, b))
+
+    result = compperf.measure(work, 1, b=2, device="cpu", warmup=3, min_run_time=0.01)
+    assert set(seen) == {(1, 2)}
+    timed_calls = result.runs * result.number_per_run
+    assert len(seen) > timed_calls + 3  # warm-up and block sizing come on top of timed calls
+
+
+def test_measure_synchronizes_the_device_at_each_clock_read(fake_cuda, monkeypatch):
+    ticks = itertools.count()
+
+    def clock() -> float:  # each read is one second after the last
+        fake_cuda.append("clock")
+        return float(next(ticks))
+
+    monkeypatch.setattr(measure_module, "_clock", clock)
+    compperf.measure(lambda: fake_cuda.append("call"), device="cuda:1", min_run_time=0.5)
+    assert fake_cuda[:2] == ["call", "sync cuda:1"]  # warm-up, then wait for it to finish
+    reads = [i for i, c in enumerate(fake_cuda) if c == "clock"]
+    assert len(reads) >= 8  # a start and a stop read per block, at least four blocks
+    assert all(fake_cuda[i - 1] == "sync cuda:1" for i in reads)
+
+
+def test_measurement_is_frozen_and_readable():
+    result = compperf.measure(time.sleep, 0.001, device="cpu", description="nap")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.median = 0.0
+    text = str(result)
+    assert text.startswith("nap on cpu: median ")
+    assert "IQR" in text
+    assert f"{result.runs} runs" in text
+    assert "1 warm-up call," in text
+    assert repr(result) == f"<Measurement {text}>"
+
+
+def _fake(description, median, iqr=0.0):
+    return compperf.Measurement(description, "cpu", median, iqr, median, 5, 10, (median,) * 5, 1, 2)
+
+
+def test_noisy_measurements_say_so():
+    assert "noisy" not in str(_fake("steady", 1e-3, 1e-5))
+    assert "noisy: IQR is 50% of the median" in str(_fake("shaky", 1e-3, 5e-4))
+
+
+def test_compare_lays_results_side_by_side():
+    table = compperf.compare([_fake("eager", 2e-3), _fake("compiled", 1e-3)], title="MLP")
+    lines = table.splitlines()
+    assert lines[0] == "MLP"
+    assert lines[1].split()[:3] == ["device", "median", "IQR"]
+    assert lines[1].endswith("vs first  runs x calls  threads")
+    assert lines[3].split()[:5] == ["eager", "cpu", "2", "ms", "0"]
+    assert "0.50x" in lines[4]
+    assert "5 x 10" in lines[4]
+
+
+def test_compare_needs_rows():
+    with pytest.raises(ValueError, match="at least one Measurement"):
+        compperf.compare([])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"device": "cuda:0"}, "not available here"),
+        ({"min_run_time": 0}, "need 0 < min_run_time <= max_run_time"),
+        ({"min_run_time": 3, "max_run_time": 1}, "got min_run_time=3, max_run_time=1"),
+        ({"warmup": -1}, "warmup must be >= 0"),
+        ({"num_threads": 0}, "num_threads must be >= 1"),
+    ],
+)
+def test_measure_rejects_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        compperf.measure(lambda: None, **kwargs)
