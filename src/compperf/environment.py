@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import platform
+import textwrap
 from pathlib import Path
 
 import torch
@@ -13,6 +14,8 @@ from compperf.devices import as_device
 __all__ = ["Environment", "environment"]
 
 _CPUINFO = Path("/proc/cpuinfo")
+# The text form wraps here, so that it reads without scrolling in a page's output block.
+_TEXT_WIDTH = 88
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,11 +60,12 @@ class Environment:
         if self.cuda:
             libraries += f" (CUDA {self.cuda}, cuDNN {self.cudnn or 'not available'})"
         others = ", ".join(self.accelerators) if self.accelerators else "none"
-        return (
+        return textwrap.fill(
             f"Measured on {self.device} ({self.device_name}) with {libraries}, "
             f"Python {self.python} on {self.platform}. "
             f"CPU: {self.cpu}, {self.num_threads} torch threads. "
-            f"Accelerators visible: {others}."
+            f"Accelerators visible: {others}.",
+            width=_TEXT_WIDTH,
         )
 
 
@@ -104,7 +108,8 @@ def environment(device: str | torch.device | None = None) -> Environment:
     Returns
     -------
     Environment
-        ``str()`` of it is a one-paragraph description for a page or a log.
+        ``str()`` of it is a one-paragraph description for a page or a log,
+        wrapped at 88 characters.
 
     Raises
     ------

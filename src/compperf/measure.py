@@ -18,6 +18,8 @@ __all__ = ["Measurement", "compare", "measure"]
 # measure() keeps timing until the IQR is below this fraction of the median;
 # a result still above it is marked noisy.
 _IQR_WARN_THRESHOLD = 0.1
+# Fewer timed blocks than this make the IQR meaningless; such a result is marked noisy too.
+_MIN_RUNS = 4
 
 _clock = time.perf_counter
 
@@ -57,10 +59,67 @@ class Measurement:
     warmup: int
     num_threads: int
 
+    @classmethod
+    def from_times(
+        cls,
+        times: Sequence[float],
+        *,
+        description: str,
+        device: str | torch.device,
+        number_per_run: int = 1,
+        warmup: int = 0,
+        num_threads: int | None = None,
+    ) -> Measurement:
+        """Summarize seconds-per-call samples timed elsewhere, e.g. by a :class:`Timer`.
+
+        Parameters
+        ----------
+        times : sequence of float
+            Seconds per call, one sample per timed block.
+        description : str
+            What was timed.
+        device : str or torch.device
+            The device the work ran on.
+        number_per_run : int, default 1
+            Calls behind each sample.
+        warmup : int, default 0
+            Calls made before the samples, reported as is.
+        num_threads : int, optional
+            Defaults to ``torch.get_num_threads()``.
+
+        Raises
+        ------
+        ValueError
+            If ``times`` is empty.
+
+        Notes
+        -----
+        Median, IQR and mean as ``torch.utils.benchmark.Measurement`` computes them.
+        """
+        if not times:
+            raise ValueError(f"Measurement.from_times() needs samples for {description!r}")
+        stats = torch_benchmark.Measurement(
+            number_per_run=1,
+            raw_times=list(times),
+            task_spec=torch_benchmark.TaskSpec(stmt=description, setup=""),
+        )
+        return cls(
+            description=description,
+            device=str(device),
+            median=stats.median,
+            iqr=stats.iqr,
+            mean=stats.mean,
+            runs=len(times),
+            number_per_run=number_per_run,
+            times=tuple(times),
+            warmup=warmup,
+            num_threads=torch.get_num_threads() if num_threads is None else num_threads,
+        )
+
     @property
     def noisy(self) -> bool:
-        """True when the IQR exceeds 10 % of the median."""
-        return self.iqr > _IQR_WARN_THRESHOLD * self.median
+        """True when the IQR exceeds 10 % of the median or there are fewer than four runs."""
+        return self.runs < _MIN_RUNS or self.iqr > _IQR_WARN_THRESHOLD * self.median
 
     def __str__(self) -> str:
         text = (
@@ -69,7 +128,9 @@ class Measurement:
             f"{_count(self.number_per_run, 'call')}, {_count(self.warmup, 'warm-up call')}, "
             f"{_count(self.num_threads, 'thread')})"
         )
-        if self.noisy:
+        if self.runs < _MIN_RUNS:
+            text += f"; noisy: too few runs for a meaningful IQR (fewer than {_MIN_RUNS})"
+        elif self.noisy:
             text += f"; noisy: IQR is {self.iqr / self.median:.0%} of the median"
         return text
 
@@ -116,7 +177,8 @@ def measure(
         Seconds of timed blocks to collect at least (and at least four blocks).
     max_run_time : float, default 2.0
         Seconds after which timing stops even if the IQR is still above
-        10 % of the median; the result is then marked ``noisy``.
+        10 % of the median or fewer than four blocks ran; the result is then
+        marked ``noisy``.
     warmup : int, default 1
         Calls made before timing, so that one-off costs (allocation, kernel
         selection, compilation) are not counted. torch.utils.benchmark adds

@@ -26,7 +26,9 @@ def test_environment_on_this_cpu():
 def test_text_form_is_one_paragraph_with_the_essentials():
     env = compperf.environment()
     text = str(env)
-    assert "\n" not in text
+    assert "\n\n" not in text
+    assert max(map(len, text.splitlines())) <= 88
+    text = " ".join(text.split())  # facts may be wrapped across lines
     for fact in (env.device, env.torch, env.python, env.cpu, f"{env.num_threads} torch threads"):
         assert fact in text
 
@@ -37,7 +39,7 @@ def test_environment_names_a_cuda_device(fake_cuda, monkeypatch):
     assert env.device == "cuda:0"
     assert env.device_name == "Fake GPU"
     assert env.accelerators == ("Fake GPU", "Fake GPU")
-    assert "CUDA 12.8" in str(env)
+    assert "CUDA 12.8" in " ".join(str(env).split())
 
 
 def test_environment_reveals_no_environment_variables(monkeypatch):

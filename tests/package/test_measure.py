@@ -83,6 +83,28 @@ def test_noisy_measurements_say_so():
     assert "noisy: IQR is 50% of the median" in str(_fake("shaky", 1e-3, 5e-4))
 
 
+def test_too_few_runs_are_noisy_whatever_the_iqr():
+    result = dataclasses.replace(_fake("once", 1e-3), runs=1, times=(1e-3,))
+    assert result.noisy
+    assert "too few runs" in str(result)
+
+
+def test_from_times_summarizes_samples_like_torch():
+    samples = [1e-3, 2e-3, 3e-3, 4e-3, 5e-3]
+    result = compperf.Measurement.from_times(samples, description="steps", device="cpu", warmup=1)
+    stats = torch_benchmark.Measurement(1, samples, torch_benchmark.TaskSpec("steps", ""))
+    assert result.median == stats.median == 3e-3
+    assert result.iqr == pytest.approx(stats.iqr)
+    assert result.mean == pytest.approx(3e-3)
+    assert (result.runs, result.number_per_run, result.warmup) == (5, 1, 1)
+    assert result.times == tuple(samples)
+
+
+def test_from_times_needs_samples():
+    with pytest.raises(ValueError, match="needs samples for 'steps'"):
+        compperf.Measurement.from_times([], description="steps", device="cpu")
+
+
 def test_compare_lays_results_side_by_side():
     table = compperf.compare([_fake("eager", 2e-3), _fake("compiled", 1e-3)], title="MLP")
     lines = table.splitlines()
