@@ -14,8 +14,8 @@ from compperf.devices import as_device
 __all__ = ["Environment", "environment"]
 
 _CPUINFO = Path("/proc/cpuinfo")
-# The text form wraps here, so that it reads without scrolling in a page's output block.
-_TEXT_WIDTH = 88
+# The text form wraps here, so that it fits a page's output block (about 78 columns).
+_TEXT_WIDTH = 76
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,7 +109,7 @@ def environment(device: str | torch.device | None = None) -> Environment:
     -------
     Environment
         ``str()`` of it is a one-paragraph description for a page or a log,
-        wrapped at 88 characters.
+        wrapped at 76 characters.
 
     Raises
     ------
