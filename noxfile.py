@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
+from pathlib import Path
 
 import nox
 
@@ -37,6 +39,173 @@ def lint(session: nox.Session) -> None:
     session.install("--group", "lint")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+
+
+DOCS_BUILD = Path("docs/_build")
+# Same codes and order as docs/_ext/compperf_docs/site.py LANGUAGES (a test checks): the
+# first builds first and executes the examples; the others reuse its captured outputs.
+DOCS_LANGUAGES = ["en", "zh_CN", "ru"]
+# Tools that otherwise write under $HOME; inductor follows TMPDIR, which must be absolute.
+DOCS_CACHE_VARIABLES = {
+    "MPLCONFIGDIR": "matplotlib",
+    "IPYTHONDIR": "ipython",
+    "XDG_CACHE_HOME": "xdg",
+    "JUPYTER_RUNTIME_DIR": "jupyter-runtime",
+    "TMPDIR": "tmp",
+}
+
+
+@nox.session(default=True, reuse_venv=True)
+def docs(session: nox.Session) -> None:
+    """Build the executed site in every language into docs/_build/html/<lang>/ (see README).
+
+    ``nox -s docs -- --no-exec`` builds without executing examples or notebooks;
+    ``--languages=en,ru`` builds only those languages; other arguments go to sphinx-build.
+    """
+    install_torch(session)
+    session.install("-e", ".", "--group", "docs")
+    html = DOCS_BUILD / "html"
+    # The wheel that downloaded notebooks install compperf from, beside the language folders.
+    wheels = html / "wheels"
+    shutil.rmtree(wheels, ignore_errors=True)
+    session.run(
+        "python", "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels), "."
+    )
+
+    cache = (DOCS_BUILD / ".cache").resolve()
+    env = {name: str(cache / folder) for name, folder in DOCS_CACHE_VARIABLES.items()}
+    for folder in env.values():
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    args = list(session.posargs)
+    if "--no-exec" in args:
+        args.remove("--no-exec")
+        args += ["-D", "plot_gallery=0", "-D", "nb_execution_mode=off"]
+    languages = _take_languages(session, args)
+    for language in languages:
+        # Pages are rewritten from the doctrees (fast, nothing runs again), so a renamed
+        # or removed page never lingers in the published folder. Examples and notebooks
+        # run only in the first build: the others find sphinx-gallery's md5 stamps in
+        # docs/auto_examples and the jupyter cache up to date.
+        shutil.rmtree(html / language, ignore_errors=True)
+        session.run(
+            "sphinx-build", "-b", "html", "-W", "--keep-going", "-n",
+            "-D", f"language={language}", *args,
+            "-d", str(DOCS_BUILD / "doctrees" / language), "docs", str(html / language),
+            env=env,
+        )  # fmt: skip
+
+
+def _take_languages(session: nox.Session, args: list[str]) -> list[str]:
+    """Remove ``--languages=a,b`` (or ``--languages a,b``) from args; all by default."""
+    chosen = ",".join(DOCS_LANGUAGES)
+    for i, arg in enumerate(args):
+        if arg == "--languages" and i + 1 < len(args):
+            chosen = args.pop(i + 1)
+            args.pop(i)
+            break
+        if arg.startswith("--languages="):
+            chosen = args.pop(i).partition("=")[2]
+            break
+    languages = [code.strip() for code in chosen.split(",") if code.strip()]
+    unknown = sorted(set(languages) - set(DOCS_LANGUAGES))
+    if unknown or not languages:
+        session.error(f"--languages={chosen}: choose among {', '.join(DOCS_LANGUAGES)}")
+    return [code for code in DOCS_LANGUAGES if code in languages]
+
+
+def _drop_format_flags(path: Path) -> None:
+    """Remove the ``python-format`` flags that babel guesses from a ``%`` in page text.
+
+    Page messages are reStructuredText or Markdown, never format strings; with the flag,
+    ``msgfmt --check`` rejects any faithful translation of, say, "10 % of the median".
+    """
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = []
+    for line in lines:
+        if line.startswith("#, "):
+            flags = [f.strip() for f in line[3:].split(",") if f.strip() != "python-format"]
+            if not flags:
+                continue
+            line = "#, " + ", ".join(flags) + "\n"
+        kept.append(line)
+    if kept != lines:
+        path.write_text("".join(kept), encoding="utf-8")
+
+
+# The catalogs' POT-Creation-Date: fixed, so that extracting twice gives identical files.
+CATALOG_EPOCH = "1767225600"  # 2026-01-01
+
+
+@nox.session(reuse_venv=True)
+def translations(session: nox.Session) -> None:
+    """Refresh docs/locales/<lang>/LC_MESSAGES/*.po from the English sources (see README).
+
+    Extracts the messages without executing anything, then merges them into each
+    language's catalogs with sphinx-intl: new messages arrive untranslated, changed ones
+    fuzzy, and the tests in tests/i18n fail until a translator has dealt with them.
+    """
+    install_torch(session)
+    session.install("-e", ".", "--group", "docs")
+    cache = (DOCS_BUILD / ".cache").resolve()
+    env = {name: str(cache / folder) for name, folder in DOCS_CACHE_VARIABLES.items()}
+    for folder in env.values():
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    env["SOURCE_DATE_EPOCH"] = CATALOG_EPOCH
+    templates = DOCS_BUILD / "gettext"
+    shutil.rmtree(templates, ignore_errors=True)  # no template left from a removed page
+    # Without executing, sphinx-gallery still writes each example's page (prose and code)
+    # and leaves the outputs of already executed ones alone.
+    session.run(
+        "sphinx-build", "-b", "gettext", "-E", "-W", "--keep-going", "-q",
+        "-D", "plot_gallery=0", "-D", "nb_execution_mode=off", *session.posargs,
+        "-d", str(DOCS_BUILD / "doctrees" / "gettext"), "docs", str(templates), env=env,
+    )  # fmt: skip
+    languages = [flag for code in DOCS_LANGUAGES[1:] for flag in ("-l", code)]
+    session.run("sphinx-intl", "update", "-p", str(templates), "-d", "docs/locales", *languages)
+    for path in Path("docs/locales").rglob("*.po"):
+        if path.name != "sphinx.po":  # the UI catalog holds real %(name)s formats
+            _drop_format_flags(path)
+    # sphinx-intl never deletes: name the catalogs whose page is gone.
+    pages = {path.relative_to(templates).with_suffix("") for path in templates.rglob("*.pot")}
+    for code in DOCS_LANGUAGES[1:]:
+        folder = Path("docs/locales", code, "LC_MESSAGES")
+        for path in sorted(folder.rglob("*.po")):
+            if path.relative_to(folder).with_suffix("") not in pages:
+                session.warn(f"{path} belongs to no page any more: delete or rename it")
+
+
+# tests/site/conftest.py serves the built site here; downloaded notebooks install compperf
+# from it, so the site under test must be built with COMPPERF_SITE_URL set to it.
+SITE_TEST_URL = "http://127.0.0.1:8765/"
+
+
+@nox.session(reuse_venv=True)
+def site(session: nox.Session) -> None:
+    """Check the built site as readers and learners meet it (see README); never builds it.
+
+    Browser checks in Debian's Chromium, the link check, axe-core, and downloaded examples
+    run in a fresh venv. Arguments go to pytest (e.g. ``-k links``).
+    """
+    if not (DOCS_BUILD / "html" / "index.html").is_file():
+        session.error(
+            f"no built site in {DOCS_BUILD / 'html'}: run "
+            f"`COMPPERF_SITE_URL={SITE_TEST_URL} nox -s docs` first"
+        )
+    if shutil.which("npm") is None:
+        session.error("npm is missing: tests/site installs axe-core from the npm registry")
+    session.install("--upgrade", "pip>=25.1")
+    session.install("--group", "site")
+    cache = (DOCS_BUILD / ".cache").resolve()
+    env = {name: str(cache / folder) for name, folder in DOCS_CACHE_VARIABLES.items()}
+    for folder in env.values():
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    session.run(
+        "npm", "ci", "--prefix", "tests/site", "--no-audit", "--no-fund", "--loglevel=error",
+        env={"npm_config_cache": str(cache / "npm")}, external=True,
+    )  # fmt: skip
+    # The learner's fresh venv gets the same torch as the other sessions.
+    env["COMPPERF_TORCH"] = TORCH
+    session.run("pytest", "tests/site", *session.posargs, env=env)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 from compperf.devices import as_device, num_gpus, synchronize, try_all_gpus, try_gpu
 from compperf.environment import Environment, environment
 from compperf.measure import Measurement, compare, measure
+from compperf.reporting import shown_warnings
 from compperf.timing import Benchmark, Timer, format_time
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "format_time",
     "measure",
     "num_gpus",
+    "shown_warnings",
     "synchronize",
     "try_all_gpus",
     "try_gpu",

@@ -1,0 +1,37 @@
+"""Sphinx extension for the compperf site: languages, URLs, provenance checks, root page."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from compperf_docs import gallery, gallery_text, i18n, provenance, site, workarounds
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+
+__all__ = ["setup"]
+
+
+def setup(app: Sphinx) -> dict[str, object]:
+    app.add_config_value("compperf_site_url", site.site_url(), "html", types=(str,))
+    # Early, so that sitemap, opengraph and notfound see the derived values.
+    app.connect("config-inited", site.derive_urls, priority=100)
+    # Late, after myst-nb has set up its own configuration.
+    app.connect("builder-inited", site.move_notebook_outputs, priority=900)
+    # Before sphinx-gallery generates its pages (builder-inited, priority 500).
+    app.connect("builder-inited", gallery.forget_outputs_made_for_another_cell, priority=400)
+    app.connect("source-read", provenance.check_example_page)
+    app.connect("build-finished", site.write_root_files)
+    # Languages: catalogs checked before anything is read; UI strings and the pages
+    # sphinx-gallery rewrites with timings handled apart from the page catalogs.
+    app.connect("builder-inited", i18n.check_catalogs)
+    app.connect("builder-inited", i18n.require_word_splitter)
+    app.connect("builder-inited", i18n.add_ui_messages)
+    app.connect("env-before-read-docs", i18n.require_page_catalogs)
+    app.connect("html-page-context", site.add_language_links)
+    app.add_transform(gallery_text.GalleryFurniture)
+    app.add_post_transform(gallery_text.GalleryThumbnails)
+    # Upstream bugs (see workarounds.py); furo renders its navigation tree at priority 500.
+    app.add_search_language(workarounds.ChineseSearch)
+    app.connect("html-page-context", workarounds.label_toctree_captions, priority=900)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

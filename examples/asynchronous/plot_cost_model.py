@@ -1,0 +1,213 @@
+"""
+A cost model for asynchronous work
+==================================
+
+You measure what one operation costs the frontend, the backend and the trip
+back to Python, fit the model ``t1 + N * t2 + t3`` to loops of ``N`` operations,
+and see what you pay when you wait for every step instead.
+"""
+
+# %%
+# The machine and the device
+# --------------------------
+# The first lines say which device and software produced the numbers on this page.
+import os
+import textwrap
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+
+import compperf
+
+FAST = (
+    os.environ.get("COMPPERF_FAST") == "1"
+)  # set by the tests, never by the docs build
+device = compperf.try_gpu()
+print(compperf.environment(device))
+
+# %%
+# The model
+# ---------
+# Each operation costs the frontend ``t1`` (Python and PyTorch prepare it and
+# hand it to the backend), the backend ``t2`` (the computation itself), and
+# reading a result back costs ``t3``. If you wait for the result of every step,
+# ``N`` steps cost ``N * (t1 + t2 + t3)``. If you queue all ``N`` operations and
+# wait once, the frontend works while the backend computes, and when ``t2`` is
+# the larger of ``t1`` and ``t2`` the loop costs ``t1 + N * t2 + t3``.
+#
+# The operation is ``y = x + 1`` on a vector that is larger on a GPU, so that
+# the backend has more to do than the frontend.
+elements = {"cpu": 2**15, "mps": 2**22, "cuda": 2**24}[device.type]
+counts = (
+    [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    if device.type != "cpu"
+    else [1, 2, 4, 8, 16, 32]
+)
+timing = {"min_run_time": 0.05, "max_run_time": 0.2}
+if FAST:
+    elements, counts = 2**14, [1, 4, 16]
+    timing = {"min_run_time": 0.01, "max_run_time": 0.05}
+x = torch.randn(elements, device=device)
+print(f"y = x + 1 on {elements} float32 values on {device}; N in {counts}")
+
+
+def wait_once(n):
+    for _ in range(n):
+        y = x + 1
+    return y[0].item()  # one trip back to Python, at the end
+
+
+def wait_every_step(n):
+    for _ in range(n):
+        y = x + 1
+        y[0].item()  # the frontend waits for each result
+
+
+# %%
+# The three costs, one at a time
+# ------------------------------
+# ``t1``: the same operation on a one-element tensor, where the backend has
+# almost nothing to do, so the time is the frontend's. ``t3``: ``.item()`` on a
+# result that is ready. ``t2`` comes next, from the loops.
+tiny = torch.ones(1, device=device)
+ready = x + 1
+t1_measurement = compperf.measure(
+    lambda: tiny + 1,
+    device=device,
+    description="t1: frontend, one operation",
+    **timing,
+)
+t3_measurement = compperf.measure(
+    lambda: ready[0].item(),
+    device=device,
+    description="t3: read one value back",
+    **timing,
+)
+t1, t3 = t1_measurement.median, t3_measurement.median
+print(t1_measurement)
+print(t3_measurement)
+
+# %%
+# Loops of N operations
+# ---------------------
+# Now you time both loops for each ``N``, with ``compperf.measure`` (median and
+# IQR of many timed blocks, after a warm-up call).
+once = [
+    compperf.measure(
+        wait_once, n, device=device, description=f"wait once, N={n}", **timing
+    )
+    for n in counts
+]
+every = [
+    compperf.measure(
+        wait_every_step,
+        n,
+        device=device,
+        description=f"wait every step, N={n}",
+        **timing,
+    )
+    for n in counts
+]
+print(compperf.compare(once + every, title=f"Total time per loop on {device}"))
+
+# %%
+# Fitting the model
+# -----------------
+# With ``t1`` and ``t3`` measured, the model of the loop that waits once has
+# one free number left: ``t2``. A least-squares fit on the relative error gives
+# it, so that short and long loops count alike. The loop that waits every step
+# gets its own fit, ``N * c``: the model says ``c = t1 + t2 + t3``. Below the
+# numbers you see how far each line is from the furthest measured point.
+n = np.array(counts, dtype=float)
+once_median = np.array([m.median for m in once])
+every_median = np.array([m.median for m in every])
+
+
+def fit_slope(times, offset):
+    """Least squares of (times - offset) = n * slope, on relative errors."""
+    weights = 1 / times**2
+    return float(
+        np.sum(weights * n * (times - offset)) / np.sum(weights * n * n)
+    )
+
+
+t2 = fit_slope(once_median, t1 + t3)
+c = fit_slope(every_median, 0.0)
+error_once = float(
+    np.max(np.abs(t1 + n * t2 + t3 - once_median) / once_median)
+)
+error_every = float(np.max(np.abs(n * c - every_median) / every_median))
+print(
+    f"t1 = {compperf.format_time(t1)}, t2 = {compperf.format_time(t2)} (fitted), t3 = {compperf.format_time(t3)}"
+)
+print(
+    f"t1 + N*t2 + t3 against 'wait once': worst point off by {error_once:.0%}"
+)
+print(
+    f"c = {compperf.format_time(c)} (fitted) against t1 + t2 + t3 = {compperf.format_time(t1 + t2 + t3)}"
+)
+print(f"N*c against 'wait every step': worst point off by {error_every:.0%}")
+
+# %%
+# What waiting every step costs
+# -----------------------------
+# The sentence below compares the two loops at the largest ``N`` you measured.
+# On a GPU the frontend prepares the next operation while the device computes,
+# so ``t1`` can hide behind ``t2`` in the loop that waits once. On a CPU,
+# PyTorch runs each operation before the call returns: nothing overlaps, and
+# the fitted ``t2`` already contains ``t1``.
+extra = every[-1].median - once[-1].median
+spread = every[-1].iqr + once[-1].iqr
+if extra > spread:
+    print(
+        textwrap.fill(
+            f"At N={counts[-1]}, waiting every step costs {compperf.format_time(extra)} more per loop "
+            f"({every[-1].median / once[-1].median:.2f} times the loop that waits once): "
+            f"{compperf.format_time(extra / counts[-1])} per step."
+        )
+    )
+else:
+    print(
+        textwrap.fill(
+            f"At N={counts[-1]}, waiting every step costs no more than waiting once, within the "
+            f"measured spread ({compperf.format_time(every[-1].median)} against "
+            f"{compperf.format_time(once[-1].median)})."
+        )
+    )
+
+# %%
+# The figure puts the model over the measurements: points are medians with the
+# IQR as error bars, lines are the model. Both axes are logarithmic, so short
+# and long loops fit on one plot.
+fig, ax = plt.subplots(figsize=(7, 4.5))
+ax.errorbar(
+    n,
+    once_median * 1e6,
+    yerr=[m.iqr * 1e6 for m in once],
+    fmt="o",
+    label="wait once (measured)",
+)
+ax.errorbar(
+    n,
+    every_median * 1e6,
+    yerr=[m.iqr * 1e6 for m in every],
+    fmt="s",
+    label="wait every step (measured)",
+)
+grid = np.geomspace(n[0], n[-1], 100)
+ax.plot(
+    grid,
+    (t1 + grid * t2 + t3) * 1e6,
+    color="C0",
+    label="t1 + N t2 + t3 (model)",
+)
+ax.plot(grid, grid * c * 1e6, color="C1", linestyle="--", label="N c (model)")
+ax.set_xscale("log", base=2)
+ax.set_yscale("log")
+ax.set_xlabel("N, operations per loop")
+ax.set_ylabel("time per loop (µs)")
+ax.set_title(f"Cost model on {device}")
+ax.legend()
+fig.tight_layout()
+plt.show()

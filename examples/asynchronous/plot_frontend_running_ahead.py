@@ -1,0 +1,191 @@
+"""
+When the frontend runs ahead
+============================
+
+You queue a long run of matrix products without ever waiting, and watch how
+far Python gets ahead of the device. You also measure the memory that the
+queued work holds, and learn when it grows.
+"""
+
+# %%
+# The machine and the device
+# --------------------------
+# The first lines say which device and software produced the numbers on this page.
+import os
+import textwrap
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+
+import compperf
+
+FAST = (
+    os.environ.get("COMPPERF_FAST") == "1"
+)  # set by the tests, never by the docs build
+device = compperf.try_gpu()
+print(compperf.environment(device))
+
+# %%
+# Queuing without waiting
+# -----------------------
+# Python issues matrix products one after another and never waits. For each
+# call you record how long it held the Python thread. After the loop you time
+# how long the device still needed: that is the work that was queued but not
+# done when the loop ended. The same wait with nothing queued tells you what
+# the wait itself costs. You do this a few times and keep the shortest of each,
+# because interruptions from the rest of the machine only ever add time. The
+# last round feeds the figure further down.
+size = {"cpu": 128, "mps": 1024, "cuda": 2048}[device.type]
+launches = {"cpu": 400, "mps": 1000, "cuda": 2000}[device.type]
+if FAST:
+    size, launches = 96, 100
+a = torch.randn(size, size, device=device)
+torch.mm(a, a)  # warm-up
+
+rounds = 5
+backlogs, empty_waits = [], []
+for _ in range(rounds):
+    compperf.synchronize(device)
+    issue = compperf.Timer()
+    for _ in range(launches):
+        issue.start()
+        y = torch.mm(a, a)
+        issue.stop()
+    backlog = compperf.Timer()
+    backlog.start()
+    compperf.synchronize(device)
+    backlogs.append(backlog.stop())
+    backlog.start()
+    compperf.synchronize(device)  # nothing is queued now
+    empty_waits.append(backlog.stop())
+
+issued = np.array(issue.times)
+backlog_time = min(backlogs)
+empty_wait = min(empty_waits)
+# The device's average time per product in the last round: it finished all of
+# them when the final wait returned.
+pace = (issued.sum() + backlogs[-1]) / launches
+print(
+    f"{launches} products issued in {compperf.format_time(float(issued.sum()))} of host time"
+)
+print(
+    f"first call {compperf.format_time(issued[0])}, "
+    f"median call {compperf.format_time(float(np.median(issued)))}"
+)
+print(
+    f"the device then needed {compperf.format_time(backlog_time)} more to finish "
+    f"(shortest of {rounds} rounds); the same wait with nothing queued took "
+    f"{compperf.format_time(empty_wait)}"
+)
+print(f"one product took {compperf.format_time(pace)} on average")
+
+# %%
+# The sentence below is chosen from the measurements. Work still queued when
+# the loop ended, beyond what the wait itself costs, means the frontend was
+# ahead of the backend.
+queued_products = (backlog_time - empty_wait) / pace
+if queued_products >= 1:
+    print(
+        textwrap.fill(
+            f"On {device} Python finished issuing while the device still had "
+            f"{compperf.format_time(backlog_time - empty_wait)} of work queued: "
+            f"about {queued_products:.0f} products."
+        )
+    )
+else:
+    print(
+        textwrap.fill(
+            f"On {device} nothing was left in a queue when the loop ended: the final wait "
+            f"took {compperf.format_time(backlog_time)}, less than one product more than a wait "
+            "with nothing queued. Each call returned only after its product was done."
+        )
+    )
+
+# %%
+# The figure shows when each call returned to Python (host time) next to when
+# the device finished, if it worked at its average pace. The gap between the
+# curves is how far the frontend ran ahead. If the device works
+# asynchronously, the gap grows until the queue is full; after that each
+# launch waits for a free slot, so Python moves at the device's pace. On a CPU
+# there is no queue, and the curves lie on each other.
+fig, ax = plt.subplots(figsize=(7, 4))
+index = np.arange(1, launches + 1)
+ax.plot(index, np.cumsum(issued) * 1e3, label="call returned to Python")
+ax.plot(
+    index,
+    index * pace * 1e3,
+    linestyle="--",
+    label="device done, at its average pace",
+)
+ax.set_xlabel("product number")
+ax.set_ylabel("time since the first call (ms)")
+ax.set_title(
+    f"{launches} products of {size} x {size} on {device}, never waiting"
+)
+ax.legend()
+fig.tight_layout()
+plt.show()
+
+# %%
+# Memory held by queued work
+# --------------------------
+# The book warns that a frontend far ahead can use a lot of memory, because
+# every queued operation holds its inputs and outputs. In PyTorch the call that
+# queues a kernel also allocates its output. If you rebind ``y``,
+# the caching allocator reuses the old block for the next product, because
+# kernels on one stream run in order. If you keep every result, for instance
+# by appending a loss tensor to a list instead of calling ``.item()``, each one
+# keeps its memory. You read the allocator right after the loop, before
+# waiting, while the queue is still full.
+memory_launches = 10 if FAST else 100
+
+
+def allocated():
+    if device.type == "cuda":
+        return torch.cuda.memory_allocated(device)
+    return torch.mps.current_allocated_memory()
+
+
+def held_after_loop(keep):
+    kept = []
+    compperf.synchronize(device)
+    before = allocated()
+    for _ in range(memory_launches):
+        y = torch.mm(a, a)
+        if keep:
+            kept.append(y)
+    held = allocated() - before
+    del kept, y
+    compperf.synchronize(device)
+    return held
+
+
+output_bytes = a.nbytes
+if device.type == "cpu":
+    print(
+        textwrap.fill(
+            "On cpu PyTorch keeps no allocator statistics, and nothing is queued: each product "
+            f"exists once its call returns. A list of {memory_launches} products holds "
+            f"{memory_launches} x {output_bytes / 2**20:.2f} MiB = "
+            f"{memory_launches * output_bytes / 2**20:.1f} MiB, because you keep them."
+        )
+    )
+else:
+    held = {keep: held_after_loop(keep) for keep in (False, True)}
+    for keep, how in ((False, "rebinding y"), (True, "keeping every result")):
+        print(
+            f"{how:>20}: {held[keep] / 2**20:8.1f} MiB held after {memory_launches} queued "
+            f"products ({held[keep] / output_bytes:.1f} products of {output_bytes / 2**20:.2f} MiB)"
+        )
+    if held[False] < 0.1 * held[True]:
+        print(
+            "The queue itself held little memory; the kept references held the rest."
+        )
+    else:
+        print("Here the queue itself held a large share of the memory.")
+
+# %%
+# Keep logged values as numbers (read them every few steps), or collect
+# tensors on purpose and know what they cost; and let the device catch up
+# before you queue more than you can afford to hold.

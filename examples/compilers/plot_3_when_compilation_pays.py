@@ -1,0 +1,285 @@
+"""
+When compilation pays
+=====================
+
+You time the same multilayer perceptron in eager mode, as TorchScript and with
+``torch.compile`` over a range of batch sizes, and find where compiling starts to
+win on this machine, if it does.
+"""
+
+# %%
+# The machine
+# -----------
+# The first line says which device and software produced every number below.
+
+import math
+import os
+
+import matplotlib.pyplot as plt
+import torch
+from matplotlib import ticker
+from torch import nn
+
+import compperf
+
+FAST = os.environ.get("COMPPERF_FAST") == "1"  # set by the tests only
+MIN_RUN_TIME = 0.02 if FAST else 0.2  # seconds of timed calls per measurement
+BATCH_SIZES = [1, 16, 256] if FAST else [1, 8, 64, 512, 4096]
+
+device = compperf.try_gpu()
+print(compperf.environment(device))
+
+# %%
+# Three versions of one model
+# ---------------------------
+# The model is the 512-256-128-2 perceptron of the previous example, with
+# gradients switched off. ``torch.compile`` gets ``dynamic=True``: it compiles
+# a graph whose batch dimension is a symbol, so that one compilation serves
+# many batch sizes instead of one compilation per size. The helper prints the
+# ``torch.jit`` deprecation warnings, as in the previous example.
+
+
+def get_net():
+    return nn.Sequential(
+        nn.Linear(512, 256),
+        nn.ReLU(),
+        nn.Linear(256, 128),
+        nn.ReLU(),
+        nn.Linear(128, 2),
+    )
+
+
+def call_noting_jit_deprecation(fn, *args, **kwargs):
+    """Call fn; print the torch.jit deprecation warnings it raises."""
+    with compperf.shown_warnings(r"`torch\.jit\."):
+        return fn(*args, **kwargs)
+
+
+torch.manual_seed(0)
+net = get_net().to(device).requires_grad_(False)
+scripted = call_noting_jit_deprecation(torch.jit.script, net)
+torch.compiler.reset()  # forget earlier compilations, as a fresh process would
+compiled = call_noting_jit_deprecation(torch.compile, net, dynamic=True)
+
+# %%
+# Compile once, run at every batch size
+# -------------------------------------
+# The first call at each batch size runs whatever compilation that size needs.
+# The table shows how long each first call took, and the line under it how many
+# graphs Dynamo compiled in all. PyTorch treats sizes 0 and 1 as special cases
+# (it specializes them), so batch size 1 usually gets a graph of its own and
+# the other sizes share the dynamic one. If compilation fails, for example for
+# lack of a C++ compiler, the cell says why and the sweep continues without it.
+
+inputs = {size: torch.randn(size, 512, device=device) for size in BATCH_SIZES}
+first_calls = {}
+try:
+    for size, x in inputs.items():
+        timer = compperf.Timer()
+        torch.testing.assert_close(compiled(x), net(x))
+        compperf.synchronize(device)
+        first_calls[size] = timer.stop()
+except (
+    torch._dynamo.exc.BackendCompilerFailed
+) as error:  # e.g. no C++ compiler
+    print(
+        f"torch.compile failed here, so the sweep continues without it: "
+        f"{type(error).__name__}: {str(error).splitlines()[0]}"
+    )
+    compiled = None
+else:
+    print("batch size  first call of the compiled model (s)")
+    for size, seconds in first_calls.items():
+        print(f"{size:>10}  {seconds:.3f}")
+    # Dynamo's own counter of the graphs it compiled since torch.compiler.reset().
+    graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+    print(
+        f"Dynamo compiled {graphs} graph(s) for {len(BATCH_SIZES)} batch sizes, "
+        f"{sum(first_calls.values()):.2f} s of first calls in all"
+    )
+    print("torch.compile output matches eager mode at every batch size")
+
+# %%
+# Time per call against batch size
+# --------------------------------
+# Each version runs at each batch size; ``compperf.measure`` reports the median
+# time per call and its IQR after a warm-up call. Read the table row by row:
+# each row is one batch size, each cell a median ± IQR. The plot further down
+# tells the same story faster.
+
+versions = {"eager": net, "torch.jit.script": scripted}
+if compiled is not None:
+    versions["torch.compile"] = compiled
+
+timings = {name: [] for name in versions}
+for size, x in inputs.items():
+    for name, model in versions.items():
+        timings[name].append(
+            compperf.measure(
+                model,
+                x,
+                device=device,
+                description=f"{name}, batch {size}",
+                min_run_time=MIN_RUN_TIME,
+            )
+        )
+
+print(f"time per call on {device}, median ± IQR")
+print(f"{'batch':>6}" + "".join(f"{name:>22}" for name in versions))
+for row, size in enumerate(BATCH_SIZES):
+    cells = (
+        f"{compperf.format_time(m[row].median)} ± {compperf.format_time(m[row].iqr)}"
+        for m in timings.values()
+    )
+    print(f"{size:>6}" + "".join(f"{cell:>22}" for cell in cells))
+
+# %%
+# Where the lines cross
+# ---------------------
+# For each compiled version the cell looks for the batch size from which it
+# stays faster than eager mode, up to the largest size measured. Between the
+# last slower and the first faster size it interpolates on the log scales of
+# the plot to estimate the crossover. The printed lines state what this machine
+# measured: a crossover, a version that is faster everywhere, or none at all.
+# Medians alone can mislead when the machine is noisy, so a last line lists the
+# batch sizes where the IQR ranges of a version and of eager mode overlap: there
+# the run cannot tell the two apart.
+
+
+def crossover(sizes, ratios):
+    """Batch size where ``ratios`` (compiled / eager time) falls below 1 for good.
+
+    Returns ``None`` if it never does, ``sizes[0]`` if it is below 1 throughout.
+    """
+    faster_from = len(sizes)
+    while faster_from > 0 and ratios[faster_from - 1] < 1:
+        faster_from -= 1
+    if faster_from in (0, len(sizes)):
+        return sizes[0] if faster_from == 0 else None
+    s0, s1 = sizes[faster_from - 1], sizes[faster_from]
+    r0, r1 = ratios[faster_from - 1], ratios[faster_from]
+    fraction = math.log(r0) / (math.log(r0) - math.log(r1))
+    return math.exp(math.log(s0) + fraction * (math.log(s1) - math.log(s0)))
+
+
+def overlap(a, b):
+    """True when the IQR ranges around two medians overlap."""
+    return abs(a.median - b.median) <= (a.iqr + b.iqr) / 2
+
+
+eager_medians = [m.median for m in timings["eager"]]
+crossings = {}
+for name in list(versions)[1:]:
+    ratios = [
+        m.median / e for m, e in zip(timings[name], eager_medians, strict=True)
+    ]
+    crossings[name] = point = crossover(BATCH_SIZES, ratios)
+    pairs = zip(BATCH_SIZES, ratios, strict=True)
+    ratio_text = ", ".join(f"{size}: {ratio:.2f}x" for size, ratio in pairs)
+    print(f"{name} time / eager time by batch size: {ratio_text}")
+    if point is None:
+        print(
+            f"  {name} is not faster than eager mode at the largest batch size measured "
+            f"({BATCH_SIZES[-1]}): no crossover in this range"
+        )
+    elif point == BATCH_SIZES[0]:
+        print(
+            f"  {name} is faster than eager mode at every measured batch size"
+        )
+    else:
+        print(
+            f"  {name} becomes faster than eager mode from a batch size of about "
+            f"{point:.0f} and stays faster up to {BATCH_SIZES[-1]}"
+        )
+    pairs = zip(BATCH_SIZES, timings[name], timings["eager"], strict=True)
+    unclear = [str(size) for size, m, e in pairs if overlap(m, e)]
+    if unclear:
+        print(
+            f"  IQR ranges overlap with eager mode at batch sizes {', '.join(unclear)}"
+        )
+
+# %%
+# The picture
+# -----------
+# Left: time per call on log scales, with a band of one IQR around each median.
+# Right: each compiled version's speed-up over eager mode; above the dashed
+# line at 1x the version is faster. A dotted vertical line marks a crossover
+# where the cell above found one; without one, the panel's title says so.
+
+fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+for name, measurements in timings.items():
+    medians = [m.median * 1e6 for m in measurements]
+    # A log axis cannot show values <= 0: the band stops at a tenth of the median.
+    lower = [
+        max(m.median - m.iqr / 2, m.median / 10) * 1e6 for m in measurements
+    ]
+    upper = [(m.median + m.iqr / 2) * 1e6 for m in measurements]
+    (line,) = left.plot(BATCH_SIZES, medians, marker="o", label=name)
+    left.fill_between(
+        BATCH_SIZES, lower, upper, color=line.get_color(), alpha=0.2
+    )
+    if name != "eager":  # eager mode is the dashed line at 1
+        speedups = [
+            e * 1e6 / t for e, t in zip(eager_medians, medians, strict=True)
+        ]
+        right.plot(
+            BATCH_SIZES,
+            speedups,
+            marker="o",
+            color=line.get_color(),
+            label=name,
+        )
+    point = crossings.get(name)
+    if point is not None and point != BATCH_SIZES[0]:
+        right.axvline(point, color=line.get_color(), linestyle=":")
+        right.annotate(
+            f"{name}\ncrossover ≈ {point:.0f}",
+            (point, 1),
+            textcoords="offset points",
+            xytext=(5, 10),
+            color=line.get_color(),
+            fontsize=8,
+        )
+left.set(
+    xscale="log",
+    yscale="log",
+    xlabel="batch size",
+    ylabel="time per call (µs)",
+    title=f"MLP forward pass on {device}",
+)
+right.axhline(1, color="gray", linestyle="--")
+right.set(
+    xscale="log",
+    yscale="log",
+    xlabel="batch size",
+    ylabel="speed-up over eager mode",
+)
+found = [name for name, point in crossings.items() if point is not None]
+right.set_title(
+    "speed-up over eager mode"
+    if found
+    else "no crossover in the measured range"
+)
+for axis in (right.yaxis.set_major_formatter, right.yaxis.set_minor_formatter):
+    axis(
+        ticker.FormatStrFormatter("%gx")
+    )  # 0.5x, 2x rather than powers of ten
+for ax in (left, right):
+    ax.legend()
+fig.tight_layout()
+plt.show()
+
+# %%
+# Why it looks like this
+# ----------------------
+# A call has a fixed cost and a cost that grows with the batch. The fixed part
+# is the Python code around the work: ``nn.Sequential`` calls each layer in
+# turn, a compiled model checks its guards (are the inputs still of the kind
+# the graph was compiled for?) and jumps into the generated code. At small
+# batch sizes the fixed part dominates, so whichever version has the leanest
+# call path wins, and compiling can lose. At large batch sizes the matrix
+# products dominate. On a CPU, Inductor usually hands those products to the
+# same math library that eager mode calls and generates code only for the
+# element-wise steps around them, such as adding the bias and applying ReLU, so
+# there is little left to gain. On a GPU, fusing those steps saves kernel
+# launches and trips through memory, which is where compiling tends to pay.

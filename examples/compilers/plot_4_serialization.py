@@ -1,0 +1,308 @@
+"""
+Saving a model and loading it elsewhere
+=======================================
+
+You save one model three ways: as TorchScript, as a ``torch.export`` program and
+as a ``state_dict``. Then you load each file in a fresh Python process and see
+what each format needs there: your model's code, Python at all, and how long.
+"""
+
+# %%
+# The machine and the model's code
+# --------------------------------
+# The model is the 512-256-128-2 perceptron, now as a class of your own,
+# ``MLP``. Its code lives in a module file, ``mlp_model.py``, the way it would
+# in a project. The page writes that file into a temporary folder, next to
+# everything it saves, and imports ``MLP`` from there. The loading processes
+# further down get that folder's files but, except for the ``state_dict``, not
+# the module.
+
+import importlib.util
+import json
+import subprocess
+import sys
+import tempfile
+import textwrap
+import warnings
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import torch
+
+import compperf
+
+device = compperf.try_gpu()
+print(compperf.environment(device))
+
+MODEL_CODE = '''\
+from torch import nn
+
+
+class MLP(nn.Module):
+    """The 512-256-128-2 multilayer perceptron."""
+
+    def __init__(self):
+        super().__init__()
+        self.hidden = nn.Sequential(nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU())
+        self.output = nn.Linear(128, 2)
+
+    def forward(self, x):
+        return self.output(self.hidden(x))
+'''
+
+workdir = tempfile.TemporaryDirectory(prefix="compperf-serialization-")
+folder = Path(workdir.name)
+(folder / "mlp_model.py").write_text(MODEL_CODE, encoding="utf-8")
+spec = importlib.util.spec_from_file_location(
+    "mlp_model", folder / "mlp_model.py"
+)
+mlp_model = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mlp_model)
+
+torch.manual_seed(0)
+net = mlp_model.MLP().to(device).requires_grad_(False)
+x = torch.randn(4, 512, device=device)
+reference = net(x)
+torch.save(x.cpu(), folder / "input.pt")
+
+# %%
+# Three ways to save
+# ------------------
+# * **TorchScript** (``torch.jit.save``) stores the compiled code and the
+#   weights in one zip archive. It is the legacy format: PyTorch deprecates the
+#   whole ``torch.jit`` family, and the cell prints the warning it raises.
+# * **torch.export** (``torch.export.save``) stores an ``ExportedProgram``, the
+#   graph of ATen operations together with the weights, in a ``.pt2`` archive.
+# * **state_dict** (``torch.save(net.state_dict())``) stores only the weights,
+#   by name. Whoever loads them must build the model from its code first.
+
+_TORCH_JIT_DEPRECATION = r"`torch\.jit\."
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.filterwarnings(
+        "always", _TORCH_JIT_DEPRECATION, DeprecationWarning
+    )
+    torch.jit.save(torch.jit.script(net), folder / "mlp.pt")
+shown = set()
+for warning in caught:
+    if warning.category is DeprecationWarning and "torch.jit" in str(
+        warning.message
+    ):
+        if str(warning.message) not in shown:
+            print(f"DeprecationWarning caught: {warning.message}")
+        shown.add(str(warning.message))
+    else:  # not ours to handle: pass it on
+        warnings.warn_explicit(
+            warning.message, warning.category, warning.filename, warning.lineno
+        )
+
+torch.export.save(torch.export.export(net, (x,)), folder / "mlp.pt2")
+torch.save(net.state_dict(), folder / "mlp_state_dict.pt")
+
+# %%
+# What is on disk
+# ---------------
+# The book lists the files with ``ls -lh``; here Python lists them itself, with
+# their sizes in bytes. Compare each size with the size of the weights alone,
+# printed after the files: the weights make up most of every file. An exported
+# program also keeps the example inputs it was exported with, so export with a
+# small example to keep the ``.pt2`` file small.
+
+
+def human(size):
+    """A size in bytes as B, KiB or MiB, like ``ls -lh``."""
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024**2:
+        return f"{size / 1024:.1f} KiB"
+    return f"{size / 1024**2:.1f} MiB"
+
+
+for path in sorted(folder.iterdir()):
+    print(
+        f"{path.stat().st_size:>10,} bytes  {human(path.stat().st_size):>9}  {path.name}"
+    )
+weights = sum(t.numel() * t.element_size() for t in net.state_dict().values())
+print(
+    f"{weights:>10,} bytes  {human(weights):>9}  the weights alone (float32)"
+)
+print(
+    f"{x.numel() * x.element_size():>10,} bytes  {human(x.numel() * x.element_size()):>9}  "
+    "the example input, which mlp.pt2 stores too"
+)
+
+# %%
+# Loading in a fresh process
+# --------------------------
+# Each loader below runs in a new Python process: nothing of this page is in
+# memory there. Its working folder is an empty folder, so ``mlp_model`` is not
+# importable unless the loader puts the model's folder on its path, which only
+# the ``state_dict`` loader does. The three loaders show the difference in one
+# line each:
+#
+# * TorchScript carries its code. ``map_location="cpu"`` moves every tensor to
+#   the CPU, so a model saved on a GPU loads on a machine without one.
+# * An exported program carries its graph; ``.module()`` makes it callable.
+# * A ``state_dict`` carries names and tensors only; you need ``MLP`` to build
+#   the model before you can fill it.
+
+LOADERS = {
+    "TorchScript": 'model = torch.jit.load(path, map_location="cpu")',
+    "torch.export": "model = torch.export.load(path).module()",
+    "state_dict": textwrap.dedent("""\
+        sys.path.insert(0, str(Path(path).parent))  # the folder with mlp_model.py
+        from mlp_model import MLP
+        model = MLP()
+        model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))"""),
+}
+FILES = {
+    "TorchScript": "mlp.pt",
+    "torch.export": "mlp.pt2",
+    "state_dict": "mlp_state_dict.pt",
+}
+
+# The frame around each loader: time the load, run the model, report as JSON.
+CHILD = """\
+import importlib.util, json, re, sys, time, warnings
+from pathlib import Path
+import torch
+
+path, input_path, output_path = sys.argv[1:4]
+importable_before = importlib.util.find_spec("mlp_model") is not None
+start = time.perf_counter()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.filterwarnings("always", r"`torch\\.jit\\.", DeprecationWarning)
+{loader}
+load_seconds = time.perf_counter() - start
+deprecations = []
+for w in caught:
+    if w.category is DeprecationWarning and "torch.jit" in str(w.message):
+        deprecations.append(str(w.message))
+    else:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+weight = next(model.parameters())
+output = model(torch.load(input_path).to(weight.device))
+torch.save(output.cpu(), output_path)
+print(json.dumps({{"load_seconds": load_seconds, "device": str(weight.device),
+                  "mlp_model_importable_at_start": importable_before,
+                  "mlp_model_imported": "mlp_model" in sys.modules,
+                  "deprecations": sorted(set(deprecations))}}))
+"""
+
+
+def load_in_fresh_process(kind):
+    """Run the loader for ``kind`` in a new Python process and return its report."""
+    code = CHILD.format(loader=textwrap.indent(LOADERS[kind], "    "))
+    output_path = folder / f"output_{FILES[kind]}"
+    with tempfile.TemporaryDirectory() as empty:
+        timer = compperf.Timer()
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                code,
+                str(folder / FILES[kind]),
+                str(folder / "input.pt"),
+                str(output_path),
+            ],
+            cwd=empty,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        process_seconds = timer.stop()
+    if result.returncode != 0:
+        raise RuntimeError(
+            f"loading {kind} in a fresh process failed:\n{result.stderr}"
+        )
+    report = json.loads(result.stdout.splitlines()[-1])
+    report["process_seconds"] = process_seconds
+    report["output"] = torch.load(output_path)
+    output_path.unlink()
+    return report
+
+
+reports = {kind: load_in_fresh_process(kind) for kind in LOADERS}
+for kind, report in reports.items():
+    torch.testing.assert_close(report["output"], reference.cpu())
+    for message in report["deprecations"]:
+        print(f"{kind} loader, DeprecationWarning caught: {message}")
+print("every fresh process computed the same output as the original model")
+
+# %%
+# What each format needs
+# ----------------------
+# The table puts the measured facts side by side: the file's size, whether
+# the loading process imported the model's code (it starts out unimportable in
+# every process; only the ``state_dict`` loader fetches it), the device the
+# loaded model ran on, the load time and the time of the whole process, which
+# includes starting Python and importing torch. The load time is one cold load:
+# it also pays for the parts of PyTorch that the loader imports on first use,
+# so expect it to vary from run to run and from format to format.
+#
+# What the files need beyond that is a property of the formats:
+#
+# .. list-table::
+#    :header-rows: 1
+#
+#    * - Format
+#      - Needs the model's Python code
+#      - Needs Python
+#    * - TorchScript ``.pt``
+#      - No
+#      - No: C++ programs load it with ``torch::jit::load`` from LibTorch
+#    * - ``torch.export`` ``.pt2``
+#      - No
+#      - Yes for ``torch.export.load``; AOTInductor can compile the program
+#        into a package that C++ runs without Python
+#    * - ``state_dict``
+#      - Yes, to build the model before loading the weights
+#      - Yes
+
+print(
+    f"{'format':<13}{'size':>11}{'imported mlp_model':>20}{'ran on':>8}{'load':>10}{'process':>10}"
+)
+for kind, report in reports.items():
+    size = (folder / FILES[kind]).stat().st_size
+    imported = "yes" if report["mlp_model_imported"] else "no"
+    print(
+        f"{kind:<13}{human(size):>11}{imported:>20}{report['device']:>8}"
+        f"{compperf.format_time(report['load_seconds']):>10}"
+        f"{compperf.format_time(report['process_seconds']):>10}"
+    )
+    assert not report["mlp_model_importable_at_start"], (
+        "the loader could see the model's code"
+    )
+
+# %%
+# The sizes and load times as a chart.
+
+kinds = list(reports)
+fig, (size_ax, time_ax) = plt.subplots(1, 2, figsize=(9, 2.8))
+size_ax.barh(kinds, [(folder / FILES[k]).stat().st_size / 1024 for k in kinds])
+size_ax.axvline(
+    weights / 1024, color="gray", linestyle="--", label="weights alone"
+)
+size_ax.set(xlabel="file size (KiB)", title="size on disk")
+size_ax.legend(loc="lower right")
+time_ax.barh(
+    kinds,
+    [reports[k]["load_seconds"] * 1e3 for k in kinds],
+    color="tab:orange",
+)
+time_ax.set(xlabel="load time in a fresh process (ms)", title="one cold load")
+for ax in (size_ax, time_ax):
+    ax.invert_yaxis()
+fig.tight_layout()
+plt.show()
+
+# %%
+# Clean up
+# --------
+# The files lived in a temporary folder; removing it leaves nothing behind.
+# To keep the whole model rather than its weights, ``torch.save(net)`` pickles
+# the module object itself. That file refers to ``MLP`` by name, so the loading
+# side needs your code just like a ``state_dict`` does, and ``torch.load``
+# refuses it unless you pass ``weights_only=False`` and trust the file.
+
+workdir.cleanup()

@@ -1,0 +1,344 @@
+"""
+Exercise: the same measurements on a small CNN
+==============================================
+
+You repeat the chapter's measurements on LeNet, a small convolutional network,
+next to the multilayer perceptron, and see what changes: compile time, time per
+call at a small and a large batch, and the size of the saved model.
+"""
+
+# %%
+# The machine
+# -----------
+# The first line says which device and software produced every number below.
+
+import io
+import os
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from matplotlib import ticker
+from torch import nn
+
+import compperf
+
+FAST = os.environ.get("COMPPERF_FAST") == "1"  # set by the tests only
+MIN_RUN_TIME = 0.02 if FAST else 0.2  # seconds of timed calls per measurement
+BATCH_SIZES = [1, 32] if FAST else [1, 256]
+
+device = compperf.try_gpu()
+print(compperf.environment(device))
+
+# %%
+# Two models
+# ----------
+# The perceptron is the chapter's 512-256-128-2 model. LeNet reads 28x28
+# grayscale images through two convolution and pooling stages, then three
+# fully connected layers. Both have their gradients switched off; you time
+# inference at two batch sizes. Look at the parameter counts: LeNet has far
+# fewer weights, but each of them is used many times per image.
+
+
+def get_mlp():
+    return nn.Sequential(
+        nn.Linear(512, 256),
+        nn.ReLU(),
+        nn.Linear(256, 128),
+        nn.ReLU(),
+        nn.Linear(128, 2),
+    )
+
+
+def get_lenet():
+    return nn.Sequential(
+        nn.Conv2d(1, 6, kernel_size=5, padding=2),
+        nn.Sigmoid(),
+        nn.AvgPool2d(2, stride=2),
+        nn.Conv2d(6, 16, kernel_size=5),
+        nn.Sigmoid(),
+        nn.AvgPool2d(2, stride=2),
+        nn.Flatten(),
+        nn.Linear(16 * 5 * 5, 120),
+        nn.Sigmoid(),
+        nn.Linear(120, 84),
+        nn.Sigmoid(),
+        nn.Linear(84, 10),
+    )
+
+
+torch.manual_seed(0)
+models = {
+    "MLP": (get_mlp().to(device).requires_grad_(False), (512,)),
+    "LeNet": (get_lenet().to(device).requires_grad_(False), (1, 28, 28)),
+}
+for name, (model, shape) in models.items():
+    parameters = sum(p.numel() for p in model.parameters())
+    print(
+        f"{name}: {parameters:,} parameters, input of shape (batch, {', '.join(map(str, shape))})"
+    )
+
+# %%
+# Compile each model three ways
+# -----------------------------
+# As before: ``torch.jit.script`` (legacy; the cell prints its deprecation
+# warning), ``torch.compile`` with ``dynamic=True`` so that one graph can serve
+# several batch sizes, and ``torch.export`` with the batch dimension declared
+# dynamic, so that one exported program accepts every batch size. The first
+# call of the compiled model at each batch size is timed on its own: that is
+# where compilation happens. The table below lists these one-off costs. The
+# perceptron goes first, so its column also carries what a process pays once,
+# such as importing the parts of PyTorch that exporting and compiling need.
+
+
+def call_noting_jit_deprecation(fn, *args, **kwargs):
+    """Call fn; print the torch.jit deprecation warnings it raises."""
+    with compperf.shown_warnings(r"`torch\.jit\."):
+        return fn(*args, **kwargs)
+
+
+def timed(fn, *args, **kwargs):
+    """Return fn's result and the seconds it took, with the device synchronized."""
+    timer = compperf.Timer()
+    result = fn(*args, **kwargs)
+    compperf.synchronize(device)
+    return result, timer.stop()
+
+
+torch.compiler.reset()  # forget earlier compilations, as a fresh process would
+variants, one_off, inputs, programs = {}, {}, {}, {}
+for name, (model, shape) in models.items():
+    inputs[name] = {
+        size: torch.randn(size, *shape, device=device) for size in BATCH_SIZES
+    }
+    example = inputs[name][BATCH_SIZES[-1]]
+    scripted, one_off[name, "torch.jit.script"] = timed(
+        call_noting_jit_deprecation, torch.jit.script, model
+    )
+    exported, one_off[name, "torch.export"] = timed(
+        torch.export.export,
+        model,
+        (example,),
+        dynamic_shapes=({0: torch.export.Dim("batch")},),
+    )
+    programs[name] = exported
+    variants[name] = {
+        "eager": model,
+        "torch.jit.script": scripted,
+        "torch.export": exported.module(),
+    }
+    compiled = call_noting_jit_deprecation(torch.compile, model, dynamic=True)
+    try:
+        for size, x in inputs[name].items():
+            _, one_off[name, f"torch.compile, batch {size}"] = timed(
+                compiled, x
+            )
+    except (
+        torch._dynamo.exc.BackendCompilerFailed
+    ) as error:  # e.g. no C++ compiler
+        print(
+            f"torch.compile failed for {name}, so the page continues without it: "
+            f"{type(error).__name__}: {str(error).splitlines()[0]}"
+        )
+    else:
+        variants[name]["torch.compile"] = compiled
+
+print(
+    f"{'one-off cost (first call or conversion)':<40}{'MLP':>10}{'LeNet':>10}"
+)
+for step in dict.fromkeys(step for _, step in one_off):
+    cells = (
+        compperf.format_time(one_off[name, step])
+        if (name, step) in one_off
+        else "failed"
+        for name in models
+    )
+    print(f"{step:<40}" + "".join(f"{cell:>10}" for cell in cells))
+
+# %%
+# Same outputs everywhere
+# -----------------------
+# Every version of each model must compute what eager mode computes, at every
+# batch size. ``torch.testing.assert_close`` raises if one does not; the line
+# below is printed only when all of them agree.
+
+for name, versions in variants.items():
+    for size, x in inputs[name].items():
+        expected = versions["eager"](x)
+        for version, run in versions.items():
+            torch.testing.assert_close(
+                run(x), expected, msg=f"{name} {version} batch {size}"
+            )
+print("all versions agree with eager mode at every batch size:")
+for name, versions in variants.items():
+    print(f"  {name}: {', '.join(versions)}")
+
+# %%
+# Time per call
+# -------------
+# One table per model and batch size, with eager mode as the first row: the
+# ``vs first`` column is each version's time relative to eager mode. Compare the
+# same row across the two models.
+
+timings = {}
+for name, versions in variants.items():
+    for size, x in inputs[name].items():
+        timings[name, size] = [
+            compperf.measure(
+                run,
+                x,
+                device=device,
+                description=version,
+                min_run_time=MIN_RUN_TIME,
+            )
+            for version, run in versions.items()
+        ]
+        print(
+            compperf.compare(
+                timings[name, size], title=f"{name}, batch size {size}"
+            )
+        )
+        print()
+
+# %%
+# The same ratios as a chart: each group of bars is one model at one batch
+# size, each bar a version's speed-up over eager mode. Bars start at the dashed
+# line, 1x: a bar that rises shows a version faster than eager mode, a bar that
+# drops one that is slower.
+
+groups = list(timings)
+names = list(
+    dict.fromkeys(m.description for ms in timings.values() for m in ms[1:])
+)
+fig, ax = plt.subplots(figsize=(8, 3.5))
+width = 0.8 / len(names)
+for i, version in enumerate(names):
+    speedups = []
+    for key in groups:
+        by_name = {m.description: m for m in timings[key]}
+        speedups.append(
+            by_name["eager"].median / by_name[version].median
+            if version in by_name
+            else np.nan
+        )
+    # Bars start at 1x: up means faster than eager mode, down means slower.
+    heights = np.array(speedups) - 1
+    ax.bar(
+        np.arange(len(groups)) + i * width,
+        heights,
+        width,
+        bottom=1,
+        label=version,
+    )
+ax.axhline(1, color="gray", linestyle="--")
+ax.set_xticks(
+    np.arange(len(groups)) + width * (len(names) - 1) / 2,
+    [f"{name}\nbatch {size}" for name, size in groups],
+)
+ax.set_yscale("log")  # a ratio: 2x faster and 2x slower sit equally far from 1
+for axis in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
+    axis(ticker.FormatStrFormatter("%gx"))
+ax.set_ylabel("speed-up over eager mode")
+ax.set_title(f"Compiled versions against eager mode on {device}")
+ax.legend(fontsize=8)
+fig.tight_layout()
+plt.show()
+
+# %%
+# Saved size
+# ----------
+# The three formats of the serialization example, written to memory instead of
+# files. LeNet has far fewer weights than the perceptron, so look at how much
+# of each file is weights and how much is everything else. An exported program
+# also stores the example input it was exported with; the last column gives
+# its size, and the second table shows how much of each file the weights and
+# that input leave unexplained.
+
+
+def saved_bytes(save, obj):
+    buffer = io.BytesIO()
+    call_noting_jit_deprecation(save, obj, buffer)
+    return buffer.getbuffer().nbytes
+
+
+def tensor_bytes(tensors):
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+sizes = {}
+for name, (model, _) in models.items():
+    example_args, example_kwargs = programs[name].example_inputs
+    sizes[name] = {
+        "weights": tensor_bytes(model.state_dict().values()),
+        "TorchScript": saved_bytes(
+            torch.jit.save, variants[name]["torch.jit.script"]
+        ),
+        "torch.export": saved_bytes(torch.export.save, programs[name]),
+        "state_dict": saved_bytes(torch.save, model.state_dict()),
+        "example input": tensor_bytes(
+            [*example_args, *example_kwargs.values()]
+        ),
+    }
+print(f"{'bytes':<7}" + "".join(f"{column:>14}" for column in sizes["MLP"]))
+for name, row in sizes.items():
+    print(f"{name:<7}" + "".join(f"{size:>14,}" for size in row.values()))
+print("\nbytes that are neither weights nor, in a .pt2, the example input")
+print(
+    f"{'':<7}"
+    + "".join(
+        f"{column:>14}"
+        for column in ("TorchScript", "torch.export", "state_dict")
+    )
+)
+for name, row in sizes.items():
+    rest = (
+        row["TorchScript"] - row["weights"],
+        row["torch.export"] - row["weights"] - row["example input"],
+        row["state_dict"] - row["weights"],
+    )
+    print(f"{name:<7}" + "".join(f"{size:>14,}" for size in rest))
+
+# %%
+# What changed
+# ------------
+# The cell compares the two models line by line, from the measurements above:
+# how the compile cost and each version's speed relative to eager mode differ
+# from the perceptron to LeNet. A convolutional network runs more kinds of
+# operations per example (convolution, pooling, sigmoid), which gives a compiler
+# more element-wise steps to fuse, but also more code to generate; the lines
+# say which effect wins on this machine. Each cell gives a version's time
+# relative to eager mode. It counts as faster or slower only when the IQR
+# ranges of the two medians do not overlap; otherwise it says unclear: this run
+# cannot tell them apart.
+
+
+def verdict(version, eager):
+    """Compare two Measurements by their median, with the IQR as the margin of doubt."""
+    ratio = f"{version.median / eager.median:.2f}x"
+    if version.median + version.iqr / 2 < eager.median - eager.iqr / 2:
+        return f"{ratio} faster"
+    if version.median - version.iqr / 2 > eager.median + eager.iqr / 2:
+        return f"{ratio} slower"
+    return f"{ratio} unclear"
+
+
+first_size = BATCH_SIZES[0]
+key = f"torch.compile, batch {first_size}"
+if ("MLP", key) in one_off and ("LeNet", key) in one_off:
+    print(
+        f"compiling at batch {first_size}: MLP {one_off['MLP', key]:.2f} s, "
+        f"LeNet {one_off['LeNet', key]:.2f} s"
+    )
+print(f"{'time / eager time':<28}{'MLP':>16}{'LeNet':>16}")
+for size in BATCH_SIZES:
+    mlp = {m.description: m for m in timings["MLP", size]}
+    lenet = {m.description: m for m in timings["LeNet", size]}
+    for version in names:
+        if version in mlp and version in lenet:
+            cells = (
+                verdict(mlp[version], mlp["eager"]),
+                verdict(lenet[version], lenet["eager"]),
+            )
+            print(
+                f"{f'batch {size}, {version}':<28}{cells[0]:>16}{cells[1]:>16}"
+            )

@@ -1,0 +1,217 @@
+"""A tiny end-to-end build: one gallery, built with the site's own docs/_ext settings."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+
+import compperf_docs
+import pytest
+from compperf_docs import provenance, site
+from sphinx.errors import ConfigError
+
+DOCS_EXT = Path(compperf_docs.__file__).resolve().parents[1]
+
+WHEEL_URL = "https://example.org/site/wheels/compperf-0.0-py3-none-any.whl"
+
+CONF = f"""
+import sys
+from pathlib import Path
+sys.path.insert(0, {str(DOCS_EXT)!r})
+from compperf_docs import gallery
+
+DOCS = Path(__file__).resolve().parent
+project = "tiny"
+extensions = ["sphinx_gallery.gen_gallery", "compperf_docs"]
+exclude_patterns = ["_build", "auto_examples/**.ipynb"]
+sphinx_gallery_conf = gallery.gallery_conf(
+    DOCS, DOCS.parent / "examples", ["tiny"], wheel_url={WHEEL_URL!r}
+)
+"""
+
+INDEX = """
+Tiny
+====
+
+.. toctree::
+
+   auto_examples/tiny/index
+"""
+
+HEADER = "Tiny chapter\n============\n\nOne example.\n"
+
+GOOD_EXAMPLE = '''
+"""
+Sum a tensor
+============
+
+Prints where it ran, then a sum, then draws a line.
+"""
+
+# %%
+import matplotlib.pyplot as plt
+import torch
+
+import compperf
+
+print(compperf.environment())
+
+# %%
+# The sum of 1..4 is printed below.
+print("sum is", int(torch.arange(1, 5).sum()))
+
+# %%
+plt.plot([0, 1], [0, 1])
+'''
+
+NO_PROVENANCE_EXAMPLE = '''
+"""
+Silent about its machine
+========================
+
+Prints a result without saying what produced it.
+"""
+
+print("forty-two")
+'''
+
+FAILING_EXAMPLE = '''
+"""
+Broken
+======
+
+Raises on purpose.
+"""
+
+raise RuntimeError("broken on purpose")
+'''
+
+
+def _project(root: Path, examples: dict[str, str]) -> Path:
+    docs = root / "docs"
+    chapter = root / "examples" / "tiny"
+    chapter.mkdir(parents=True)
+    docs.mkdir()
+    (docs / "conf.py").write_text(CONF, encoding="utf-8")
+    (docs / "index.rst").write_text(INDEX, encoding="utf-8")
+    (chapter / "GALLERY_HEADER.rst").write_text(HEADER, encoding="utf-8")
+    for name, text in examples.items():
+        (chapter / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    return docs
+
+
+SPHINX_BUILD = [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q"]
+
+
+def _build(docs: Path) -> subprocess.CompletedProcess[str]:
+    cache = docs.parent / "cache"
+    env = dict(os.environ)
+    for name in ("MPLCONFIGDIR", "IPYTHONDIR", "XDG_CACHE_HOME", "TMPDIR"):
+        env[name] = str(cache / name.lower())
+        Path(env[name]).mkdir(parents=True, exist_ok=True)
+    return subprocess.run(
+        [*SPHINX_BUILD, str(docs), str(docs / "_build" / "html")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    docs = _project(tmp_path_factory.mktemp("tiny"), {"plot_sum.py": GOOD_EXAMPLE})
+    first = _build(docs)
+    assert first.returncode == 0, first.stdout + first.stderr
+    html = docs / "_build" / "html"
+    page = html / "auto_examples" / "tiny" / "plot_sum.html"
+    return SimpleNamespace(docs=docs, html=html, page=page, text=page.read_text("utf-8"))
+
+
+def test_page_shows_output_block_and_figure(tiny: SimpleNamespace) -> None:
+    outputs = re.findall(r'<div class="sphx-glr-script-out.*?</pre>', tiny.text, re.DOTALL)
+    assert any("sum is 10" in block for block in outputs)
+    assert re.search(r'<img [^>]*src="[^"]*sphx_glr_plot_sum_001\.png"', tiny.text)
+
+
+def test_page_shows_provenance_and_running_time(tiny: SimpleNamespace) -> None:
+    assert provenance.PROVENANCE_MARKER + "cpu" in tiny.text
+    assert re.search(r"Total running time of the script:.*?\d+ minutes \d+\.\d+ seconds", tiny.text)
+
+
+def test_download_links_point_to_existing_files(tiny: SimpleNamespace) -> None:
+    links = re.findall(r'class="reference download internal" download="" href="([^"]+)"', tiny.text)
+    suffixes = sorted(Path(link).suffix for link in links)
+    assert suffixes == [".ipynb", ".py", ".zip"]
+    for link in links:
+        assert (tiny.page.parent / link).resolve().is_file(), link
+
+
+def test_notebook_first_cell_installs_compperf(tiny: SimpleNamespace) -> None:
+    (notebook,) = tiny.html.glob("_downloads/*/plot_sum.ipynb")
+    first = json.loads(notebook.read_text("utf-8"))["cells"][0]
+    source = "".join(first["source"])
+    assert first["cell_type"] == "code"
+    assert "%pip install" in source
+    assert WHEEL_URL in source
+    # Only in the notebook: the page never runs (or shows) the install cell.
+    assert "%pip install" not in tiny.text
+
+
+def test_rebuild_without_changes_executes_nothing(tiny: SimpleNamespace) -> None:
+    # sphinx-gallery rewrites an example's .rst only when it executes it.
+    generated = tiny.docs / "auto_examples" / "tiny" / "plot_sum.rst"
+    before = generated.stat().st_mtime_ns
+    second = _build(tiny.docs)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert generated.stat().st_mtime_ns == before
+
+
+def test_failing_or_unprovenanced_example_fails_the_build(tmp_path: Path) -> None:
+    docs = _project(
+        tmp_path,
+        {
+            "plot_sum.py": GOOD_EXAMPLE,
+            "plot_silent.py": NO_PROVENANCE_EXAMPLE,
+            "plot_broken.py": FAILING_EXAMPLE,
+        },
+    )
+    result = _build(docs)
+    log = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "plot_broken.py" in log
+    assert "broken on purpose" in log
+    assert re.search(r"plot_silent.*example page shows no provenance", log)
+
+
+def test_root_index_links_each_built_language(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no built language"):
+        site.write_root_index(tmp_path)
+    (tmp_path / "en").mkdir()
+    (tmp_path / "en" / "index.html").write_text("<html></html>", encoding="utf-8")
+    page = site.write_root_index(tmp_path).read_text("utf-8")
+    assert '<a href="en/index.html"' in page
+    assert 'http-equiv="refresh" content="0; url=en/index.html"' in page
+    assert "<script" not in page
+
+
+def test_urls_follow_the_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(site.SITE_URL_VARIABLE, "https://example.org/docs")
+    config = SimpleNamespace(compperf_site_url=site.site_url(), language="zh_CN")
+    site.derive_urls(None, config)
+    assert config.html_baseurl == "https://example.org/docs/zh_CN/"
+    assert config.ogp_site_url == config.html_baseurl
+    assert config.notfound_urls_prefix == "/docs/zh_CN/"
+
+
+def test_site_url_must_be_absolute(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(site.SITE_URL_VARIABLE, "compperf.github.io")
+    with pytest.raises(ConfigError, match="COMPPERF_SITE_URL"):
+        site.site_url()

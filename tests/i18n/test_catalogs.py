@@ -1,0 +1,188 @@
+"""The translation catalogs: complete, not fuzzy, valid, faithful to their source, in sync.
+
+A catalog that fails here shows (parts of) its page in English. ``nox -s translations``
+brings the catalogs in line with the English sources; a translator then fills them in.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po
+from compperf_docs import site
+from compperf_docs.provenance import PROVENANCE_MARKER
+from i18n_markup import markup_tokens
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+LOCALES = DOCS / "locales"
+TRANSLATED = [code for code in site.LANGUAGES if code != "en"]
+CATALOGS = sorted(
+    path for code in TRANSLATED for path in (LOCALES / code / "LC_MESSAGES").rglob("*.po")
+)
+# What the translations session passes on (noxfile.py): a fixed POT-Creation-Date.
+CATALOG_EPOCH = "1767225600"
+
+
+def _name(path: Path) -> str:
+    return path.relative_to(LOCALES).as_posix()
+
+
+def _read(path: Path) -> Catalog:
+    with path.open("rb") as file:
+        return read_po(file, abort_invalid=True)
+
+
+def _messages(catalog: Catalog) -> list:
+    return [message for message in catalog if message.id]
+
+
+def test_every_language_has_catalogs() -> None:
+    for code in TRANSLATED:
+        assert (LOCALES / code / "LC_MESSAGES" / "sphinx.po").is_file(), code
+        assert (LOCALES / code / "LC_MESSAGES" / "index.po").is_file(), code
+
+
+@pytest.mark.parametrize("path", CATALOGS, ids=_name)
+def test_catalog_is_complete_and_not_fuzzy(path: Path) -> None:
+    catalog = _read(path)
+    untranslated = [m.id for m in _messages(catalog) if not m.string]
+    fuzzy = [m.id for m in _messages(catalog) if m.fuzzy]
+    problems = [f"untranslated: {msgid!r}" for msgid in untranslated]
+    problems += [f"fuzzy: {msgid!r}" for msgid in fuzzy]
+    assert not problems, (
+        f"{_name(path)}: {len(untranslated)} of {len(_messages(catalog))} messages "
+        f"untranslated, {len(fuzzy)} fuzzy; first: {problems[0]}"
+    )
+
+
+@pytest.mark.parametrize("path", CATALOGS, ids=_name)
+def test_catalog_passes_msgfmt_check(path: Path) -> None:
+    msgfmt = shutil.which("msgfmt")
+    if msgfmt is None:  # GNU gettext absent: babel's own checks (formats, plurals)
+        problems = [(m.id, errors) for m, errors in _read(path).check()]
+        assert not problems, f"{_name(path)}: {problems}"
+        return
+    result = subprocess.run(
+        [msgfmt, "--check", "--output-file", os.devnull, str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert not result.stderr, result.stderr  # warnings too, e.g. a header left at its default
+
+
+@pytest.mark.parametrize("path", CATALOGS, ids=_name)
+def test_translation_keeps_references_literals_and_substitutions(path: Path) -> None:
+    changed = [
+        (m.id, m.string, markup_tokens(m.id) - markup_tokens(m.string))
+        for m in _messages(_read(path))
+        if m.string and markup_tokens(m.id) != markup_tokens(m.string)
+    ]
+    assert not changed, "\n".join(
+        f"{_name(path)}: {msgid!r}\n  -> {msgstr!r}\n  lost or changed: {dict(lost)}"
+        for msgid, msgstr, lost in changed
+    )
+
+
+def _extract(docs: Path, out: Path) -> None:
+    """The translations session's extraction (nothing executes), into ``out``."""
+    cache = out.parent / "cache"
+    env = dict(os.environ, SOURCE_DATE_EPOCH=CATALOG_EPOCH)
+    for name in ("MPLCONFIGDIR", "IPYTHONDIR", "XDG_CACHE_HOME", "TMPDIR"):
+        env[name] = str(cache / name.lower())
+        Path(env[name]).mkdir(parents=True, exist_ok=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "gettext", "-E", "-W", "--keep-going", "-q",
+         "-D", "plot_gallery=0", "-D", "nb_execution_mode=off",
+         "-d", str(out.parent / f"{out.name}-doctrees"), str(docs), str(out)],
+        capture_output=True, text=True, env=env, timeout=300, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.fixture(scope="module")
+def extracted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Message templates extracted twice from a copy of docs/ and examples/."""
+    root = tmp_path_factory.mktemp("extract")
+    generated = shutil.ignore_patterns("_build", "auto_examples", "locales", "jupyter_execute")
+    shutil.copytree(DOCS, root / "docs", ignore=generated)
+    shutil.copytree(ROOT / "examples", root / "examples")
+    first, second = root / "first", root / "second"
+    _extract(root / "docs", first)
+    _extract(root / "docs", second)
+    return first, second
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*.pot")}
+
+
+def test_extraction_is_stable(extracted: tuple[Path, Path]) -> None:
+    first, second = (_files(folder) for folder in extracted)
+    assert first.keys() == second.keys()
+    assert [name for name in first if first[name] != second[name]] == []
+
+
+# Text that changes from run to run: the running-time line, the execution-times pages
+# ("00:08.968"), and captured output (whose first line says where it was measured).
+_RUN_DEPENDENT = re.compile(
+    r"Total running time|\d+ minutes \d|\b\d\d:\d\d\.\d{3}\b|" + PROVENANCE_MARKER
+)
+
+
+def test_no_run_dependent_message_is_extracted(extracted: tuple[Path, Path]) -> None:
+    pages = {n: c for n, c in _files(extracted[0]).items() if n != "sphinx.pot"}
+    found = [
+        (name, m.id)
+        for name, content in pages.items()
+        for m in _messages(read_po(content.decode("utf-8").splitlines()))
+        if _RUN_DEPENDENT.search(m.id)
+    ]
+    assert not found
+
+
+def test_catalogs_match_the_english_sources(extracted: tuple[Path, Path]) -> None:
+    """Every page has a catalog per language, holding exactly the page's current messages."""
+    templates = {
+        name.removesuffix(".pot"): {m.id for m in _messages(read_po(content.splitlines()))}
+        for name, content in ((n, c.decode("utf-8")) for n, c in _files(extracted[0]).items())
+    }
+    problems = []
+    for code in TRANSLATED:
+        folder = LOCALES / code / "LC_MESSAGES"
+        catalogs = {p.relative_to(folder).with_suffix("").as_posix(): p for p in CATALOGS
+                    if p.is_relative_to(folder)}  # fmt: skip
+        for page, ids in sorted(templates.items()):
+            if page not in catalogs:
+                problems.append(f"{code}: no catalog for {page}")
+                continue
+            have = {m.id for m in _messages(_read(catalogs[page]))}
+            if have != ids:
+                problems.append(
+                    f"{code}/{page}: {len(ids - have)} new, {len(have - ids)} stale messages"
+                )
+        problems += [
+            f"{code}: {page}.po belongs to no page" for page in catalogs.keys() - templates.keys()
+        ]
+    assert not problems, "run `nox -s translations`:\n" + "\n".join(problems)
+
+
+def test_noxfile_builds_the_site_languages() -> None:
+    tree = ast.parse((ROOT / "noxfile.py").read_text("utf-8"))
+    (languages,) = [
+        ast.literal_eval(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and any(getattr(target, "id", None) == "DOCS_LANGUAGES" for target in node.targets)
+    ]
+    assert languages == list(site.LANGUAGES)

@@ -1,0 +1,1 @@
+"""Checks of the built site as readers and learners meet it (used by tests/site)."""

@@ -1,0 +1,196 @@
+"""The built site in a real browser: pages, language switcher, root page, search, downloads."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import nbformat
+import pytest
+from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from sitecheck import browser, contrast, layout
+
+# Per language: a word a reader would type, and the page it must find. The words are in
+# the page's language (zh_CN also finds the English term), so they exercise that
+# language's search splitter and stemmer on translated text.
+SEARCHES = {
+    "en": [("synchronize", "auto_examples/asynchronous/plot_async_matmul.html")],
+    "zh_CN": [
+        ("同步", "auto_examples/asynchronous/plot_async_matmul.html"),
+        ("synchronize", "auto_examples/asynchronous/plot_async_matmul.html"),
+    ],
+    "ru": [("синхронизации", "auto_examples/asynchronous/plot_async_matmul.html")],
+}
+# Browser locale -> the language folder the root page must send that reader to.
+ROOT_LANGUAGE_CHOICES = [
+    ("en-US", "en"),
+    ("zh-CN", "zh_CN"),
+    ("ru-RU", "ru"),
+    ("de-DE", "en"),  # not offered: English
+]
+# Served for any missing URL, so its switcher leads to each language's home page instead.
+NO_SAME_PAGE = ("404.html",)
+COLOR_SCHEMES = {
+    "light": ({"color_scheme": "light"}, None),
+    "dark-system": ({"color_scheme": "dark"}, None),  # furo's default "auto" theme
+    "dark-toggle": ({"color_scheme": "light"}, "localStorage.setItem('theme', 'dark')"),
+}
+
+
+def _page_in(new_page: Callable[..., Page], scheme: str) -> Page:
+    options, init_script = COLOR_SCHEMES[scheme]
+    page = new_page(**options)
+    if init_script:
+        page.context.add_init_script(init_script)
+    return page
+
+
+def test_every_page_loads_cleanly(
+    site_url: str, site_root: Path, language: str, new_page: Callable[..., Page]
+) -> None:
+    """No console error, script error, failed request or HTTP error on any page."""
+    page = new_page()
+    problems = []
+    for path in layout.pages(site_root, language):
+        problems += [
+            f"{language}/{path}: {p}"
+            for p in browser.open_logged(page, site_url + f"{language}/{path}")
+        ]
+    assert not problems, "\n".join(problems)
+
+
+def test_root_pages_load_cleanly(site_url: str, new_page: Callable[..., Page]) -> None:
+    page = new_page(locale="en-US")
+    problems = []
+    for path in ("index.html", "404.html"):
+        problems += [f"{path}: {p}" for p in browser.open_logged(page, site_url + path)]
+    assert not problems, "\n".join(problems)
+
+
+def test_switcher_leads_to_the_same_page(
+    site_url: str,
+    site_root: Path,
+    languages: list[str],
+    language: str,
+    new_page: Callable[..., Page],
+) -> None:
+    others = [code for code in languages if code != language]
+    if not others:
+        pytest.skip(f"only {language} is built: no other language to switch to yet")
+    page = new_page()
+    problems = []
+    for path in layout.pages(site_root, language):
+        if path not in NO_SAME_PAGE:
+            problems += browser.switcher_problems(page, site_url, language, path, others)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(("locale", "expected"), ROOT_LANGUAGE_CHOICES)
+def test_root_page_picks_the_browser_language(
+    site_url: str, languages: list[str], new_page: Callable[..., Page], locale: str, expected: str
+) -> None:
+    if expected not in languages:
+        pytest.skip(
+            f"{expected} is not built yet: the root page cannot send {locale} readers there"
+        )
+    page = new_page(locale=locale)
+    page.goto(site_url)
+    page.wait_for_url(f"{site_url}{expected}/index.html", timeout=5000)
+
+
+@pytest.mark.parametrize("scheme", list(COLOR_SCHEMES))
+def test_code_and_output_contrast(
+    site_url: str, site_root: Path, language: str, new_page: Callable[..., Page], scheme: str
+) -> None:
+    """Code blocks and captured outputs keep WCAG AA contrast (4.5:1) in light and dark."""
+    page = _page_in(new_page, scheme)
+    problems, blocks = [], 0
+    for path in layout.pages(site_root, language):
+        page.goto(f"{site_url}{language}/{path}")
+        blocks += page.locator(contrast.TEXT_BLOCKS).count()
+        problems += [f"{language}/{path}: {p}" for p in contrast.low_contrast_text(page)]
+    assert blocks, f"no code or output blocks found in {language} (selector changed?)"
+    assert not problems, "\n".join(problems)
+
+
+def test_screenshots_of_example_pages(
+    site_url: str, site_root: Path, language: str, new_page: Callable[..., Page], screenshots: Path
+) -> None:
+    """Full-page screenshots, light and dark, for a person to look at (build folder)."""
+    saved = []
+    for label, scheme in (("light", "light"), ("dark", "dark-system")):
+        page = _page_in(new_page, scheme)
+        for path in layout.example_pages(site_root, language):
+            page.goto(f"{site_url}{language}/{path}", wait_until="networkidle")
+            target = screenshots / language / f"{Path(path).stem}-{label}.png"
+            page.screenshot(path=target, full_page=True)
+            saved.append(target)
+    assert saved, f"no example pages in {language}"
+    assert all(path.stat().st_size > 10_000 for path in saved)
+
+
+def test_search_finds_a_term(site_url: str, language: str, new_page: Callable[..., Page]) -> None:
+    assert language in SEARCHES, f"no search term for {language}: add one to SEARCHES"
+    page = new_page()
+    for term, expected in SEARCHES[language]:
+        page.goto(f"{site_url}{language}/search.html?q={term}")
+        # Sphinx lists hits one by one, fetching each page's text for its snippet, and
+        # shows the summary only after the last: wait for the expected hit instead.
+        hit = f'#search-results ul.search li a[href*="{expected}"]'
+        with contextlib.suppress(PlaywrightTimeoutError):
+            page.wait_for_selector(hit, timeout=30000)
+        found = page.eval_on_selector_all(
+            "#search-results ul.search li a", "as => as.map(a => a.href)"
+        )
+        assert f"{site_url}{language}/{expected}" in [
+            h.split("?")[0].split("#")[0] for h in found
+        ], f"searching {term!r} in {language} did not find {expected}; found {found}"
+
+
+def _check_download(path: Path, name: str) -> None:
+    data = path.read_bytes()
+    if name.endswith(".py"):
+        compile(data, name, "exec")
+    elif name.endswith(".ipynb"):
+        notebook = nbformat.reads(data.decode("utf-8"), as_version=nbformat.NO_CONVERT)
+        assert json.loads(data)["nbformat"] == 4, f"{name} is not nbformat 4"
+        nbformat.validate(notebook)
+    elif name.endswith(".zip"):
+        with zipfile.ZipFile(path) as archive:
+            assert archive.testzip() is None, f"{name} is corrupt"
+            members = archive.namelist()
+            assert members, f"{name} is empty"
+            for member in members:
+                extracted = path.with_name(f"{path.name}-{Path(member).name}")
+                extracted.write_bytes(archive.read(member))
+                _check_download(extracted, member)
+    else:
+        raise AssertionError(f"unexpected download {name}")
+
+
+def test_downloads_are_real_files(
+    site_url: str, site_root: Path, language: str, new_page: Callable[..., Page], tmp_path: Path
+) -> None:
+    """Each example's .py, .ipynb and .zip, and each chapter's zips, download and open."""
+    page = new_page(accept_downloads=True)
+    paths = layout.example_pages(site_root, language)
+    chapters = sorted({str(Path(path).parent / "index.html") for path in paths})
+    kinds = set()
+    for path in paths + chapters:
+        page.goto(f"{site_url}{language}/{path}")
+        links = page.locator("a.download")
+        assert links.count(), f"{language}/{path} has no download links"
+        for index in range(links.count()):
+            with page.expect_download() as info:
+                links.nth(index).click()
+            download = info.value
+            name = download.suggested_filename
+            saved = tmp_path / f"{len(kinds)}-{index}-{name}"
+            download.save_as(saved)
+            _check_download(saved, name)
+            kinds.add(Path(name).suffix)
+    assert kinds == {".py", ".ipynb", ".zip"}, f"downloads seen: {sorted(kinds)}"
