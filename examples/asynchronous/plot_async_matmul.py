@@ -69,7 +69,9 @@ with compperf.Benchmark("numpy", device="cpu"):
 # -----------------------------
 # Now you time the PyTorch loop as the naive code does (``sync=False``: read the
 # clock as soon as the loop returns) and then with the device synchronized
-# before the clock stops. Compare the two lines and the ratio below them.
+# before the clock stops. Compare the two lines and the ratio below them, but
+# do not trust one run of each: on a busy machine a single run can be far off,
+# which is why the next section repeats the loop and shows the spread.
 torch_matmuls(a_torch)
 with compperf.Benchmark("torch, naive", device=device, sync=False) as naive:
     torch_matmuls(a_torch)

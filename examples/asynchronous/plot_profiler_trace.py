@@ -171,7 +171,8 @@ output_dir.mkdir(parents=True, exist_ok=True)
 trace_path = output_dir / "profiler_trace.json"
 prof.export_chrome_trace(str(trace_path))
 print(
-    f"trace written: {trace_path} ({trace_path.stat().st_size / 1024:.0f} KiB)"
+    f"trace written: {trace_path.name} "
+    f"({trace_path.stat().st_size / 1024:.0f} KiB)"
 )
 
 

@@ -87,7 +87,8 @@ print("TorchScript output matches eager mode")
 # compiler, the cell prints why compilation failed and the page carries on
 # without the compiled model.
 
-torch.compiler.reset()  # forget earlier compilations, as a fresh process would
+# Forget compiled graphs held in memory (Inductor's disk cache stays warm).
+torch.compiler.reset()
 compiled = call_noting_jit_deprecation(torch.compile, net)
 try:
     with compperf.Benchmark(

@@ -58,7 +58,8 @@ def call_noting_jit_deprecation(fn, *args, **kwargs):
 torch.manual_seed(0)
 net = get_net().to(device).requires_grad_(False)
 scripted = call_noting_jit_deprecation(torch.jit.script, net)
-torch.compiler.reset()  # forget earlier compilations, as a fresh process would
+# Forget compiled graphs held in memory (Inductor's disk cache stays warm).
+torch.compiler.reset()
 compiled = call_noting_jit_deprecation(torch.compile, net, dynamic=True)
 
 # %%

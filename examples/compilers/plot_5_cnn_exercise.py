@@ -89,6 +89,9 @@ for name, (model, shape) in models.items():
 # where compilation happens. The table below lists these one-off costs. The
 # perceptron goes first, so its column also carries what a process pays once,
 # such as importing the parts of PyTorch that exporting and compiling need.
+# Inductor also keeps the code it generates in a cache on disk: where an
+# earlier page or run already compiled a model, as the earlier pages of this
+# chapter compile the perceptron, its figure here is a warm-cache time.
 
 
 def call_noting_jit_deprecation(fn, *args, **kwargs):
@@ -105,7 +108,8 @@ def timed(fn, *args, **kwargs):
     return result, timer.stop()
 
 
-torch.compiler.reset()  # forget earlier compilations, as a fresh process would
+# Forget compiled graphs held in memory (Inductor's disk cache stays warm).
+torch.compiler.reset()
 variants, one_off, inputs, programs = {}, {}, {}, {}
 for name, (model, shape) in models.items():
     inputs[name] = {

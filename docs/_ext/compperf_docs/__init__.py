@@ -34,4 +34,5 @@ def setup(app: Sphinx) -> dict[str, object]:
     # Upstream bugs (see workarounds.py); furo renders its navigation tree at priority 500.
     app.add_search_language(workarounds.ChineseSearch)
     app.connect("html-page-context", workarounds.label_toctree_captions, priority=900)
+    app.connect("html-page-context", workarounds.focusable_code_blocks)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -29,8 +29,12 @@ NOTEBOOK_EXTRAS = ("matplotlib", "graphviz")
 def first_notebook_cell(wheel_url: str) -> str:
     """The first cell of every downloaded notebook; it never runs during the docs build."""
     return (
-        "# Installs what this notebook needs besides torch and Jupyter:\n"
-        "# compperf (from the site that published this notebook) and plotting helpers.\n"
+        "# Installs what this notebook needs besides torch and Jupyter: compperf (from\n"
+        "# the site that published this notebook) and plotting helpers. Install torch\n"
+        "# first, in the build that fits your machine (CPU, CUDA or Apple MPS).\n"
+        "# Optional: Graphviz's `dot` program draws the graphs (apt-get or brew install\n"
+        "# graphviz), and torch.compile on a CPU needs a C++ compiler; without them the\n"
+        "# examples say what is missing and carry on.\n"
         f"%pip install --quiet {wheel_url} {' '.join(NOTEBOOK_EXTRAS)}"
     )
 
