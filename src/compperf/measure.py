@@ -236,15 +236,11 @@ def measure(
     result = timer.adaptive_autorange(
         threshold=_IQR_WARN_THRESHOLD, min_run_time=min_run_time, max_run_time=max_run_time
     )
-    return Measurement(
+    return Measurement.from_times(
+        result.times,
         description=label,
-        device=str(target),
-        median=result.median,
-        iqr=result.iqr,
-        mean=result.mean,
-        runs=len(result.times),
+        device=target,
         number_per_run=result.number_per_run,
-        times=tuple(result.times),
         warmup=warmup,
         num_threads=threads,
     )

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import statistics
 import sys
 import time
 
@@ -20,6 +21,7 @@ def test_measure_a_sleep():
     assert result.description == "sleep 10 ms"
     assert result.device == "cpu"
     assert result.runs == len(result.times) >= 4
+    assert result.median == pytest.approx(statistics.median(result.times))
     assert result.warmup == 1
     assert result.num_threads == torch.get_num_threads()
 
