@@ -20,9 +20,8 @@ import torch
 
 import compperf
 
-FAST = (
-    os.environ.get("COMPPERF_FAST") == "1"
-)  # set by the tests, never by the docs build
+# Set by the tests, never by the docs build.
+FAST = os.environ.get("COMPPERF_FAST") == "1"
 device = compperf.try_gpu()
 print(compperf.environment(device))
 

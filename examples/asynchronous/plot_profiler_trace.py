@@ -24,9 +24,8 @@ from torch.profiler import ProfilerActivity, profile
 
 import compperf
 
-FAST = (
-    os.environ.get("COMPPERF_FAST") == "1"
-)  # set by the tests, never by the docs build
+# Set by the tests, never by the docs build.
+FAST = os.environ.get("COMPPERF_FAST") == "1"
 device = compperf.try_gpu()
 print(compperf.environment(device))
 
