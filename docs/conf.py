@@ -67,6 +67,8 @@ sphinx_gallery_conf = gallery.gallery_conf(
     DOCS.parent / "examples",
     CHAPTERS,
     wheel_url=site.wheel_url(site.site_url()),
+    # Notebooks link :ref: and :doc: targets to the pages in the notebooks' language.
+    pages_url=f"{site.site_url()}{next(iter(site.LANGUAGES))}/",
 )
 
 # -- Executable MyST pages (myst-nb) -----------------------------------------

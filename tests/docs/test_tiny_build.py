@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import re
@@ -13,12 +14,13 @@ from types import SimpleNamespace
 
 import compperf_docs
 import pytest
-from compperf_docs import provenance, site
+from compperf_docs import notebook_check, provenance, site
 from sphinx.errors import ConfigError
 
 DOCS_EXT = Path(compperf_docs.__file__).resolve().parents[1]
 
 WHEEL_URL = "https://example.org/site/wheels/compperf-0.0-py3-none-any.whl"
+PAGES_URL = "https://example.org/site/en/"
 
 CONF = f"""
 import sys
@@ -30,8 +32,9 @@ DOCS = Path(__file__).resolve().parent
 project = "tiny"
 extensions = ["sphinx_gallery.gen_gallery", "compperf_docs"]
 exclude_patterns = ["_build", "auto_examples/**.ipynb"]
+nitpick_ignore_regex = [("py:func", ".*")]  # no API reference in this tiny site
 sphinx_gallery_conf = gallery.gallery_conf(
-    DOCS, DOCS.parent / "examples", ["tiny"], wheel_url={WHEEL_URL!r}
+    DOCS, DOCS.parent / "examples", ["tiny"], wheel_url={WHEEL_URL!r}, pages_url={PAGES_URL!r}
 )
 """
 
@@ -42,7 +45,17 @@ Tiny
 .. toctree::
 
    auto_examples/tiny/index
+   run
+
+.. _run-it:
+
+Run it
+------
+
+How to run the examples.
 """
+
+RUN_PAGE = "Running it\n==========\n\nInstall things.\n"
 
 HEADER = "Tiny chapter\n============\n\nOne example.\n"
 
@@ -81,6 +94,58 @@ Prints a result without saying what produced it.
 print("forty-two")
 '''
 
+# Sphinx markup that Jupyter cannot show: the notebook must get Markdown instead.
+MARKUP_EXAMPLE = '''
+"""
+Markup in notebooks
+===================
+
+:func:`compile` turns text into bytecode and :func:`~builtins.exec` runs it; see
+:ref:`run-it` and :doc:`/run`, version |release|.
+"""
+
+import compperf
+
+print(compperf.environment())
+
+# %%
+# Formats
+# -------
+#
+# .. list-table::
+#    :header-rows: 1
+#
+#    * - Format
+#      - Needs Python
+#    * - ``state_dict``
+#      - Yes
+#
+# .. note::
+#
+#    Compiling takes seconds.
+#
+# .. admonition:: Answer
+#    :class: dropdown
+#
+#    The answer is :math:`6 \\times 7`.
+
+print("ok")
+'''
+
+# Markup that neither pandoc nor compperf_docs knows: the build must say so.
+UNKNOWN_MARKUP_EXAMPLE = '''
+"""
+Unknown markup
+==============
+
+Uses |no_such_substitution| here.
+"""
+
+import compperf
+
+print(compperf.environment())
+'''
+
 FAILING_EXAMPLE = '''
 """
 Broken
@@ -100,6 +165,7 @@ def _project(root: Path, examples: dict[str, str]) -> Path:
     docs.mkdir()
     (docs / "conf.py").write_text(CONF, encoding="utf-8")
     (docs / "index.rst").write_text(INDEX, encoding="utf-8")
+    (docs / "run.rst").write_text(RUN_PAGE, encoding="utf-8")
     (chapter / "GALLERY_HEADER.rst").write_text(HEADER, encoding="utf-8")
     for name, text in examples.items():
         (chapter / name).write_text(textwrap.dedent(text), encoding="utf-8")
@@ -127,7 +193,10 @@ def _build(docs: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
-    docs = _project(tmp_path_factory.mktemp("tiny"), {"plot_sum.py": GOOD_EXAMPLE})
+    docs = _project(
+        tmp_path_factory.mktemp("tiny"),
+        {"plot_sum.py": GOOD_EXAMPLE, "plot_markup.py": MARKUP_EXAMPLE},
+    )
     first = _build(docs)
     assert first.returncode == 0, first.stdout + first.stderr
     html = docs / "_build" / "html"
@@ -165,6 +234,32 @@ def test_notebook_first_cell_installs_compperf(tiny: SimpleNamespace) -> None:
     assert "%pip install" not in tiny.text
 
 
+def _markdown_cells(notebook: Path) -> list[str]:
+    cells = json.loads(notebook.read_text("utf-8"))["cells"]
+    return ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown"]
+
+
+def test_notebook_markdown_has_no_rest(tiny: SimpleNamespace) -> None:
+    (notebook,) = tiny.html.glob("_downloads/*/plot_markup.ipynb")
+    assert notebook_check.notebook_problems(notebook) == []
+    title, formats = _markdown_cells(notebook)
+    assert title.startswith("# Markup in notebooks\n")
+    # Roles: code spans, or links to the site's pages with the titles Sphinx shows.
+    assert "`compile` turns text" in title
+    assert "`exec` runs it" in title
+    assert f"[Run it]({PAGES_URL}index.html#run-it)" in title
+    assert f"[Running it]({PAGES_URL}run.html)" in title
+    assert f"version {importlib.metadata.version('compperf')}" in title
+    # A section of a later block keeps its level; a list-table is a pipe table.
+    assert formats.startswith("## Formats\n")
+    assert re.search(r"^\| Format +\| Needs Python +\|$", formats, re.MULTILINE)
+    assert re.search(r"^\| `state_dict` +\| Yes +\|$", formats, re.MULTILINE)
+    # Admonitions: a quote with its title, and a dropdown folded as in the page.
+    assert "> **Note:** Compiling takes seconds." in formats
+    assert "<details>\n<summary>Answer</summary>" in formats
+    assert "$6 \\times 7$" in formats
+
+
 def test_rebuild_without_changes_executes_nothing(tiny: SimpleNamespace) -> None:
     # sphinx-gallery rewrites an example's .rst only when it executes it.
     generated = tiny.docs / "auto_examples" / "tiny" / "plot_sum.rst"
@@ -181,6 +276,7 @@ def test_failing_or_unprovenanced_example_fails_the_build(tmp_path: Path) -> Non
             "plot_sum.py": GOOD_EXAMPLE,
             "plot_silent.py": NO_PROVENANCE_EXAMPLE,
             "plot_broken.py": FAILING_EXAMPLE,
+            "plot_unknown.py": UNKNOWN_MARKUP_EXAMPLE,
         },
     )
     result = _build(docs)
@@ -189,6 +285,7 @@ def test_failing_or_unprovenanced_example_fails_the_build(tmp_path: Path) -> Non
     assert "plot_broken.py" in log
     assert "broken on purpose" in log
     assert re.search(r"plot_silent.*example page shows no provenance", log)
+    assert re.search(r"plot_unknown.ipynb: reStructuredText in a notebook.*no_such_substitution", log)
 
 
 def test_root_index_links_each_built_language(tmp_path: Path) -> None:

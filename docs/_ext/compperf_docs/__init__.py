@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from compperf_docs import gallery, gallery_text, i18n, provenance, site, workarounds
+from compperf_docs import (
+    gallery,
+    gallery_text,
+    i18n,
+    notebook_check,
+    provenance,
+    site,
+    workarounds,
+)
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -20,6 +28,8 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("builder-inited", site.move_notebook_outputs, priority=900)
     # Before sphinx-gallery generates its pages (builder-inited, priority 500).
     app.connect("builder-inited", gallery.forget_outputs_made_for_another_cell, priority=400)
+    # After sphinx-gallery has written the notebooks: no reST may reach a reader there.
+    app.connect("builder-inited", notebook_check.check_gallery_notebooks, priority=600)
     app.connect("source-read", provenance.check_example_page)
     app.connect("build-finished", site.write_root_files)
     # Languages: catalogs checked before anything is read; UI strings and the pages

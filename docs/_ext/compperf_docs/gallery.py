@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sys
 import warnings
 from collections.abc import Sequence
@@ -9,6 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sphinx.util import logging
+
+from compperf_docs import notebook_markdown
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -40,20 +44,31 @@ def first_notebook_cell(wheel_url: str) -> str:
     )
 
 
-# Remembers, in each gallery folder, the first notebook cell its notebooks were written with.
+# Remembers, in each gallery folder, how its notebooks were written: the first cell and the
+# Markdown conversion (pandoc's options and the Lua programs they name).
 _CELL_STAMP = ".first_notebook_cell"
 
 
+def _notebook_recipe(conf: dict) -> str:
+    options = conf.get("pypandoc") or {}
+    programs = [notebook_markdown.READER, notebook_markdown.FILTER] if options else []
+    digests = [hashlib.sha256(path.read_bytes()).hexdigest() for path in programs]
+    return "\n".join(
+        [conf.get("first_notebook_cell") or "", json.dumps(options, sort_keys=True), *digests]
+    )
+
+
 def forget_outputs_made_for_another_cell(app: Sphinx) -> None:
-    """Make sphinx-gallery run an example again when its notebook's first cell changed.
+    """Make sphinx-gallery run an example again when its notebook would be written otherwise.
 
     sphinx-gallery rewrites an example's notebook and zip only when the example's source
-    changes, so a build for another ``COMPPERF_SITE_URL`` would otherwise publish
-    notebooks that install compperf from the old address. Deleting the md5 stamps of
-    such a gallery folder makes its examples run (and their downloads be written) again.
+    changes, so a build for another ``COMPPERF_SITE_URL`` (or with another Markdown
+    conversion) would otherwise publish notebooks that install compperf from the old
+    address. Deleting the md5 stamps of such a gallery folder makes its examples run (and
+    their downloads be written) again.
     """
     conf = app.config.sphinx_gallery_conf
-    cell = conf.get("first_notebook_cell") or ""
+    cell = _notebook_recipe(conf)
     for folder in map(Path, conf.get("gallery_dirs", [])):
         stamp = folder / _CELL_STAMP
         if stamp.is_file() and stamp.read_text(encoding="utf-8") != cell:
@@ -107,6 +122,7 @@ def gallery_conf(
     chapters: Sequence[str],
     *,
     wheel_url: str,
+    pages_url: str | None = None,
     gallery_root: str = "auto_examples",
 ) -> dict[str, object]:
     """``sphinx_gallery_conf`` for one gallery per chapter.
@@ -121,6 +137,9 @@ def gallery_conf(
         Chapter folder names, in reading order.
     wheel_url : str
         Absolute URL of the compperf wheel that downloaded notebooks install.
+    pages_url : str, optional
+        Absolute URL of the pages that notebooks link to (``<site>/en/``): a ``:ref:``
+        or ``:doc:`` role in an example becomes a link there; without it, plain words.
     gallery_root : str
         Folder under ``docs_dir`` that receives the generated pages.
 
@@ -142,6 +161,9 @@ def gallery_conf(
         "filename_pattern": r"/plot_",
         "within_subsection_order": "FileNameSortKey",
         "first_notebook_cell": first_notebook_cell(wheel_url),
+        # Text blocks become Markdown through pandoc (the pypandoc-binary wheel ships it):
+        # tables, roles and admonitions that Jupyter shows as such, not as raw reST.
+        "pypandoc": notebook_markdown.pandoc_options(docs_dir, pages_url),
         "remove_config_comments": True,
         "reset_modules": ("matplotlib", "compperf_docs.gallery.reset_state"),
         "reset_modules_order": "both",
