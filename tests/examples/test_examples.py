@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from harness import Run, chapters, examples, run_alone, run_chapter
+from source_checks import book_ending_problems, run_yourself_problems, visible_test_switches
 
 ALL = [path for chapter in chapters() for path in examples(chapter)]
 
@@ -26,6 +27,29 @@ def test_every_chapter_has_examples() -> None:
     assert chapters()
     for chapter in chapters():
         assert examples(chapter), f"chapter {chapter!r} has no plot_*.py example"
+
+
+def _source(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda path: path.name)
+def test_example_ends_with_summary_and_exercises(path: Path) -> None:
+    problems = book_ending_problems(_source(path))
+    assert not problems, f"{path.name}: " + "; ".join(problems)
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda path: path.name)
+def test_example_shows_no_test_switch(path: Path) -> None:
+    """Readers copy what they see: test settings live only in sphinx-gallery ignore blocks."""
+    problems = visible_test_switches(_source(path))
+    assert not problems, f"{path.name}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda path: path.name)
+def test_example_says_what_to_install(path: Path) -> None:
+    problems = run_yourself_problems(_source(path))
+    assert not problems, f"{path.name}: " + "; ".join(problems)
 
 
 @pytest.mark.parametrize("path", ALL, ids=lambda path: path.name)

@@ -1,0 +1,159 @@
+"""Checks on an example's source text: what a reader downloads, before anything runs.
+
+Each function takes the source of one ``plot_*.py`` and returns what is wrong with it (an
+empty list when nothing is), so that test_examples.py can name the problem and the unit
+tests in test_source_checks.py can prove each check on small made-up sources.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+
+__all__ = [
+    "IGNORE_END",
+    "IGNORE_START",
+    "book_ending_problems",
+    "run_yourself_problems",
+    "section_titles",
+    "text_blocks",
+    "visible_test_switches",
+]
+
+IGNORE_START = "# sphinx_gallery_start_ignore"
+IGNORE_END = "# sphinx_gallery_end_ignore"
+# What only the tests may read; readers never see it.
+_TEST_SWITCH = re.compile(r"COMPPERF_[A-Z_]+|\bos\.environ\b|\bos\.getenv\b|\bgetenv\(")
+# A cell separator of sphinx-gallery: "# %%" or a line of at least 20 "#".
+_CELL = re.compile(r"^(?:# ?%%.*|#{20,}.*)$")
+_ADORNMENT = re.compile(r"^([=\-~^\"'`#*+<>_:.])\1{2,}\s*$")
+_BULLET = re.compile(r"^\s*[-*+] \S", re.MULTILINE)
+_NUMBERED = re.compile(r"^\s*(?:#|\d+)\. \S", re.MULTILINE)
+_RUN_YOURSELF = re.compile(r":ref:`(?:[^`<]*<)?run-yourself>?`")
+# Sections allowed after "Exercises": the answers, at the end of the page.
+_AFTER_EXERCISES = ("Answers",)
+
+
+def text_blocks(source: str) -> list[str]:
+    """The reST text of an example, as sphinx-gallery reads it: the docstring, then each
+    comment block that follows a cell separator (``# %%``), without its ``#`` marks."""
+    docstring = ast.get_docstring(ast.parse(source), clean=True) or ""
+    blocks = [docstring]
+    lines = source.splitlines()
+    i = 0
+    while i < len(lines):
+        if _CELL.match(lines[i]):
+            i += 1
+            comment = []
+            while i < len(lines) and lines[i].startswith("#") and not _CELL.match(lines[i]):
+                comment.append(re.sub(r"^# ?", "", lines[i]))
+                i += 1
+            blocks.append("\n".join(comment))
+        else:
+            i += 1
+    return blocks
+
+
+def _is_title(above: str, line: str) -> bool:
+    title = above.strip()
+    return bool(
+        _ADORNMENT.match(line)
+        and title
+        and not _ADORNMENT.match(above)
+        and not above.startswith(" ")
+        and len(line.rstrip()) >= len(title)
+    )
+
+
+def section_titles(text: str) -> list[str]:
+    """Titles of the reST sections in a text: a line of text over an underline at least
+    as long (an overline too is allowed)."""
+    lines = text.splitlines()
+    return [above.strip() for above, line in zip(lines, lines[1:]) if _is_title(above, line)]
+
+
+def _sections(source: str) -> list[tuple[str, str]]:
+    """(title, its text up to the next title) for every section of the example, in order;
+    text before a block's first title belongs to the section before it."""
+    found: list[tuple[str, str]] = []
+    for block in text_blocks(source):
+        lines = block.splitlines()
+        starts = [i for i, pair in enumerate(zip(lines, lines[1:])) if _is_title(*pair)]
+        head = "\n".join(lines[: starts[0]] if starts else lines)
+        if found:
+            title, text = found[-1]
+            found[-1] = (title, f"{text}\n{head}")
+        for number, start in enumerate(starts):
+            end = starts[number + 1] if number + 1 < len(starts) else len(lines)
+            found.append((lines[start].strip(), "\n".join(lines[start + 2 : end])))
+    return found
+
+
+def book_ending_problems(source: str) -> list[str]:
+    """The page must end like a book's section: "Summary" (a bullet list), then
+    "Exercises" (a numbered list); only an "Answers" section may follow."""
+    sections = _sections(source)
+    titles = [title for title, _ in sections]
+    while titles and titles[-1] in _AFTER_EXERCISES:
+        titles.pop()
+    if titles[-2:] != ["Summary", "Exercises"]:
+        return [
+            f"the last sections are {titles[-3:]}, expected [..., 'Summary', 'Exercises'] "
+            f"(then, optionally, {list(_AFTER_EXERCISES)})"
+        ]
+    texts = dict(sections)
+    problems = []
+    if not _BULLET.search(texts["Summary"]):
+        problems.append("the Summary section has no bullet list ('- point')")
+    if not _NUMBERED.search(texts["Exercises"]):
+        problems.append("the Exercises section has no numbered list ('#. question')")
+    return problems
+
+
+def visible_test_switches(source: str) -> list[str]:
+    """Lines outside sphinx-gallery's ignore blocks that read test settings (the
+    environment, ``COMPPERF_*``), and ignore blocks left open or never opened.
+
+    Only a comment token counts as a marker: the same text inside a string does not.
+    """
+    comments = {
+        token.start[0]: token.string.strip()
+        for token in tokenize.generate_tokens(io.StringIO(source).readline)
+        if token.type == tokenize.COMMENT
+    }
+    problems = []
+    hidden_since = None
+    for number, line in enumerate(source.splitlines(), start=1):
+        marker = comments.get(number)
+        if marker == IGNORE_START:
+            if hidden_since is not None:
+                problems.append(f"line {number}: {IGNORE_START} inside another ignore block")
+            hidden_since = number
+        elif marker == IGNORE_END:
+            if hidden_since is None:
+                problems.append(f"line {number}: {IGNORE_END} without a start")
+            hidden_since = None
+        elif hidden_since is None and _TEST_SWITCH.search(line):
+            problems.append(f"line {number}: visible to readers: {line.strip()}")
+    if hidden_since is not None:
+        problems.append(f"line {hidden_since}: {IGNORE_START} is never ended")
+    return problems
+
+
+def run_yourself_problems(source: str) -> list[str]:
+    """The module docstring must have a paragraph that starts "To run this example
+    yourself", gives a ``pip install`` command and points to :ref:`run-yourself`."""
+    docstring = ast.get_docstring(ast.parse(source), clean=True) or ""
+    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", docstring)]
+    found = [p for p in paragraphs if p.startswith("To run this example yourself")]
+    if not found:
+        return ['the docstring has no paragraph starting "To run this example yourself"']
+    problems = []
+    if "pip install" not in found[0]:
+        problems.append("its 'To run this example yourself' paragraph gives no `pip install`")
+    if not _RUN_YOURSELF.search(found[0]):
+        problems.append("its 'To run this example yourself' paragraph does not point to "
+                        ":ref:`run-yourself` (where compperf comes from)")
+    return problems
