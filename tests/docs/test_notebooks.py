@@ -21,7 +21,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
     [
         (":func:`compile` turns text into bytecode.", "role"),
         ("See :py:class:`torch.nn.Module`.", "role"),
-        ("`compile`{.interpreted-text role=\"func\"} runs.", "role left as attributes"),
+        ('`compile`{.interpreted-text role="func"} runs.', "role left as attributes"),
         (".. list-table::\n   :header-rows: 1\n", "directive or target"),
         ("  .. note::", "directive or target"),
         (".. _run-yourself:", "directive or target"),

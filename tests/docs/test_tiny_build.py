@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import importlib.metadata
 import json
 import os
@@ -55,7 +56,7 @@ Run it
 How to run the examples.
 """
 
-RUN_PAGE = "Running it\n==========\n\nInstall things.\n"
+RUN_PAGE = "Running it\n==========\n\nInstall things:\n\n.. compperf-install::\n"
 
 HEADER = "Tiny chapter\n============\n\nOne example.\n"
 
@@ -260,6 +261,16 @@ def test_notebook_markdown_has_no_rest(tiny: SimpleNamespace) -> None:
     assert "$6 \\times 7$" in formats
 
 
+def test_install_command_names_this_sites_wheel(tiny: SimpleNamespace) -> None:
+    page = (tiny.html / "run.html").read_text("utf-8")
+    blocks = [
+        html.unescape(re.sub(r"<[^>]+>", "", pre)).strip()
+        for pre in re.findall(r"<pre[^>]*>(.*?)</pre>", page, re.DOTALL)
+    ]
+    wheel = site.wheel_url(site.site_url())
+    assert f"python -m pip install {wheel} matplotlib graphviz" in blocks
+
+
 def test_rebuild_without_changes_executes_nothing(tiny: SimpleNamespace) -> None:
     # sphinx-gallery rewrites an example's .rst only when it executes it.
     generated = tiny.docs / "auto_examples" / "tiny" / "plot_sum.rst"
@@ -285,7 +296,9 @@ def test_failing_or_unprovenanced_example_fails_the_build(tmp_path: Path) -> Non
     assert "plot_broken.py" in log
     assert "broken on purpose" in log
     assert re.search(r"plot_silent.*example page shows no provenance", log)
-    assert re.search(r"plot_unknown.ipynb: reStructuredText in a notebook.*no_such_substitution", log)
+    assert re.search(
+        r"plot_unknown.ipynb: reStructuredText in a notebook.*no_such_substitution", log
+    )
 
 
 def test_root_index_links_each_built_language(tmp_path: Path) -> None:

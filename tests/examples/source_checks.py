@@ -11,6 +11,7 @@ import ast
 import io
 import re
 import tokenize
+from itertools import pairwise
 
 __all__ = [
     "IGNORE_END",
@@ -71,7 +72,7 @@ def section_titles(text: str) -> list[str]:
     """Titles of the reST sections in a text: a line of text over an underline at least
     as long (an overline too is allowed)."""
     lines = text.splitlines()
-    return [above.strip() for above, line in zip(lines, lines[1:]) if _is_title(above, line)]
+    return [above.strip() for above, line in pairwise(lines) if _is_title(above, line)]
 
 
 def _sections(source: str) -> list[tuple[str, str]]:
@@ -80,7 +81,7 @@ def _sections(source: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for block in text_blocks(source):
         lines = block.splitlines()
-        starts = [i for i, pair in enumerate(zip(lines, lines[1:])) if _is_title(*pair)]
+        starts = [i for i, pair in enumerate(pairwise(lines)) if _is_title(*pair)]
         head = "\n".join(lines[: starts[0]] if starts else lines)
         if found:
             title, text = found[-1]
@@ -99,10 +100,8 @@ def book_ending_problems(source: str) -> list[str]:
     while titles and titles[-1] in _AFTER_EXERCISES:
         titles.pop()
     if titles[-2:] != ["Summary", "Exercises"]:
-        return [
-            f"the last sections are {titles[-3:]}, expected [..., 'Summary', 'Exercises'] "
-            f"(then, optionally, {list(_AFTER_EXERCISES)})"
-        ]
+        expected = f"expected [..., 'Summary', 'Exercises'], then optionally {_AFTER_EXERCISES}"
+        return [f"the last sections are {titles[-3:]}, {expected}"]
     texts = dict(sections)
     problems = []
     if not _BULLET.search(texts["Summary"]):
@@ -154,6 +153,8 @@ def run_yourself_problems(source: str) -> list[str]:
     if "pip install" not in found[0]:
         problems.append("its 'To run this example yourself' paragraph gives no `pip install`")
     if not _RUN_YOURSELF.search(found[0]):
-        problems.append("its 'To run this example yourself' paragraph does not point to "
-                        ":ref:`run-yourself` (where compperf comes from)")
+        problems.append(
+            "its 'To run this example yourself' paragraph does not point to "
+            ":ref:`run-yourself` (where compperf comes from)"
+        )
     return problems

@@ -8,6 +8,7 @@ from compperf_docs import (
     gallery,
     gallery_text,
     i18n,
+    install,
     notebook_check,
     provenance,
     site,
@@ -31,6 +32,7 @@ def setup(app: Sphinx) -> dict[str, object]:
     # After sphinx-gallery has written the notebooks: no reST may reach a reader there.
     app.connect("builder-inited", notebook_check.check_gallery_notebooks, priority=600)
     app.connect("source-read", provenance.check_example_page)
+    app.add_directive("compperf-install", install.InstallCommand)
     app.connect("build-finished", site.write_root_files)
     # Languages: catalogs checked before anything is read; UI strings and the pages
     # sphinx-gallery rewrites with timings handled apart from the page catalogs.

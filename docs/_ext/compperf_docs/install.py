@@ -1,0 +1,35 @@
+"""The ``compperf-install`` directive: the pip command that installs what the downloads need.
+
+compperf is not on PyPI; each build publishes its wheel beside the language folders
+(``compperf_docs.site.wheel_url``), so the address depends on ``COMPPERF_SITE_URL``. The
+directive writes the command for the site being built, the same packages as the first
+cell of every downloaded notebook (``compperf_docs.gallery.NOTEBOOK_EXTRAS``).
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
+
+from compperf_docs import gallery, site
+
+__all__ = ["InstallCommand", "install_command"]
+
+
+def install_command(root_url: str) -> str:
+    """``python -m pip install <wheel URL> <extras>`` for the site served at ``root_url``."""
+    return " ".join(
+        ["python", "-m", "pip", "install", site.wheel_url(root_url), *gallery.NOTEBOOK_EXTRAS]
+    )
+
+
+class InstallCommand(SphinxDirective):
+    """A shell code block with the install command; takes no arguments or content."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        command = install_command(self.config.compperf_site_url)
+        block = nodes.literal_block(command, command, language="bash")
+        self.set_source_info(block)
+        return [block]
