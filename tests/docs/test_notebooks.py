@@ -35,6 +35,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
         ("Title\n=====\n", "section underline"),
         ("The code is as follows::\n\n    x = 1\n", "literal-block marker"),
         ("[x](##SUBST##|x|)", "unresolved reference"),
+        ("| a | b |\n|---|---|\n| c | d, and\nmore d |\n", "table row split across lines"),
     ],
 )
 def test_check_finds_rest(markdown: str, what: str) -> None:
@@ -84,4 +85,4 @@ BUILT = _built_notebooks()
 @pytest.mark.parametrize("notebook", BUILT, ids=lambda path: str(path.relative_to(DOCS)))
 def test_built_notebook_has_no_rest(notebook: Path) -> None:
     problems = notebook_check.notebook_problems(notebook)
-    assert not problems, f"{notebook} shows reST to its reader:\n" + "\n".join(problems)
+    assert not problems, f"{notebook} shows raw markup to its reader:\n" + "\n".join(problems)

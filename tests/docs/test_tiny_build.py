@@ -119,7 +119,8 @@ print(compperf.environment())
 #    * - Format
 #      - Needs Python
 #    * - ``state_dict``
-#      - Yes
+#      - Yes, and this cell's text goes on
+#        over two lines of the source
 #
 # .. note::
 #
@@ -254,7 +255,11 @@ def test_notebook_markdown_has_no_rest(tiny: SimpleNamespace) -> None:
     # A section of a later block keeps its level; a list-table is a pipe table.
     assert formats.startswith("## Formats\n")
     assert re.search(r"^\| Format +\| Needs Python +\|$", formats, re.MULTILINE)
-    assert re.search(r"^\| `state_dict` +\| Yes +\|$", formats, re.MULTILINE)
+    assert re.search(
+        r"^\| `state_dict` +\| Yes, and this cell's text goes on over two lines of the source +\|$",
+        formats,
+        re.MULTILINE,
+    )
     # Admonitions: a quote with its title, and a dropdown folded as in the page.
     assert "> **Note:** Compiling takes seconds." in formats
     assert "<details>\n<summary>Answer</summary>" in formats
@@ -297,7 +302,7 @@ def test_failing_or_unprovenanced_example_fails_the_build(tmp_path: Path) -> Non
     assert "broken on purpose" in log
     assert re.search(r"plot_silent.*example page shows no provenance", log)
     assert re.search(
-        r"plot_unknown.ipynb: reStructuredText in a notebook.*no_such_substitution", log
+        r"plot_unknown.ipynb: a Markdown cell .* raw markup.*no_such_substitution", log
     )
 
 

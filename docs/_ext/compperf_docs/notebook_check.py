@@ -1,7 +1,7 @@
 """Find reStructuredText left in the Markdown cells of downloaded notebooks.
 
 Jupyter renders Markdown; reST that survives the conversion (a role, a directive, an
-underlined title) reaches the reader as raw markup. The build warns about each one
+underlined title), or a table row split over two lines, reaches the reader as raw markup. The build warns about each one
 (``check_gallery_notebooks``), and the tests scan the built notebooks with
 ``notebook_problems``.
 """
@@ -56,7 +56,9 @@ def rest_in_markdown(markdown: str) -> list[str]:
 
     Fenced code blocks are skipped (code may show anything). A section underline is a
     line of one repeated punctuation character right under a line of text; pipe-table
-    rules (``|---|``) and thematic breaks after a blank line are Markdown.
+    rules (``|---|``) and thematic breaks after a blank line are Markdown. A line of
+    text right under a table row is a row that was split: Markdown tables have one
+    line per row.
     """
     found = []
     previous = ""
@@ -70,6 +72,8 @@ def rest_in_markdown(markdown: str) -> list[str]:
                 found.append(f"line {number}: {what}: {match.group().strip()}")
         if _ADORNMENT.match(line) and previous.strip() and not _TABLE_ROW.match(previous):
             found.append(f"line {number}: section underline: {line.strip()}")
+        if _TABLE_ROW.match(previous) and line.strip() and not table:
+            found.append(f"line {number}: table row split across lines: {line.strip()}")
         previous = line
     return found
 
@@ -91,7 +95,7 @@ def check_gallery_notebooks(app: Sphinx) -> None:
         for notebook in sorted(folder.glob("*.ipynb")):
             for problem in notebook_problems(notebook):
                 logger.warning(
-                    "%s: reStructuredText in a notebook's Markdown (%s); "
+                    "%s: a Markdown cell that Jupyter would show as raw markup (%s); "
                     "compperf_docs.notebook_markdown should convert it",
                     notebook.name,
                     problem,
