@@ -42,8 +42,8 @@ print(compperf.environment(device))
 # ``.item()``, ``.cpu()``, ``.numpy()`` and printing a tensor all copy data to
 # the host, so they wait for the kernels that produce it. On a CPU the data is
 # already there, and ``.cpu()`` returns the tensor itself.
-size = {"cpu": 256, "mps": 2048, "cuda": 4096}[device.type]
-repeats = 20
+size = {"cpu": 192, "mps": 2048, "cuda": 4096}[device.type]
+repeats = 15
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
 import os
