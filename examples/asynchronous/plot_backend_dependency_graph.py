@@ -247,10 +247,12 @@ if topological:
 
 # %%
 # **Compilers** see the whole graph before anything runs. ``torch.compile``
-# hands it to Inductor, which fuses ``x * y + 2`` into one kernel and emits
-# code in an order that respects the graph; on CUDA the generated code still
-# launches its kernels on one stream. The chapter
-# :doc:`/auto_examples/compilers/index` shows that generated code.
+# hands it to Inductor, which fuses the multiplication and the addition of
+# ``x * y + 2`` into one kernel and emits code in an order that respects the
+# graph; on CUDA the generated code still launches its kernels on one stream.
+# Run a script with the environment variable ``TORCH_LOGS=output_code`` to see
+# that code. The chapter :doc:`/auto_examples/compilers/index` measures when
+# compiling pays.
 #
 # Overlap is your job: a second stream and an event
 # -------------------------------------------------
