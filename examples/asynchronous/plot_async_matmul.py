@@ -3,8 +3,11 @@ Asynchrony through the backend
 ==============================
 
 You multiply the same matrix many times with NumPy and with PyTorch, and time
-the loop twice: once the naive way and once with the device synchronized.
-You learn when the two clocks disagree, and why.
+the loop the naive way and the right way. You learn when the two clocks
+disagree, why, and which PyTorch tools time device work correctly.
+
+To run this example yourself, install PyTorch, then ``pip install matplotlib
+numpy``, and compperf as :ref:`run-yourself` explains.
 """
 
 # %%
@@ -13,17 +16,22 @@ You learn when the two clocks disagree, and why.
 # The first lines say which device and software produced every number on this
 # page. ``compperf.try_gpu()`` picks the first GPU (CUDA or Apple MPS) and falls
 # back to the CPU when there is none.
-import os
 import textwrap
+import time
 
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
+import torch.utils.benchmark
 
 import compperf
 
-# Set by the tests, never by the docs build.
-FAST = os.environ.get("COMPPERF_FAST") == "1"
+
+def say(sentence):
+    """Print a conclusion as a paragraph of its own, wrapped to 70 columns."""
+    print(f"\n{textwrap.fill(sentence)}\n")
+
+
 device = compperf.try_gpu()
 print(compperf.environment(device))
 
@@ -32,9 +40,15 @@ print(compperf.environment(device))
 # --------
 # The work is ten products of one square matrix with itself, in float32 on both
 # sides. The matrix is larger on a GPU, so that the device has enough to do.
-size = {"cpu": 512, "mps": 2048, "cuda": 4096}[device.type]
-if FAST:
-    size = 128
+size = {"cpu": 384, "mps": 2048, "cuda": 4096}[device.type]
+repeats = 15
+# sphinx_gallery_start_ignore
+# The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
+import os
+
+if os.environ.get("COMPPERF_FAST") == "1":
+    size, repeats = 128, 5
+# sphinx_gallery_end_ignore
 steps = 10
 print(f"{steps} products of a {size} x {size} float32 matrix on {device}")
 
@@ -57,26 +71,89 @@ def torch_matmuls(a):
 
 # %%
 # NumPy runs on the CPU and returns only when the product is ready, so a plain
-# timer is correct for it. Each loop runs once untimed first (a warm-up), so
+# clock is correct for it. Each loop runs once untimed first (a warm-up), so
 # that one-off costs such as memory allocation stay out of the timings below.
 numpy_matmuls(a_numpy)
-with compperf.Benchmark("numpy", device="cpu"):
-    numpy_matmuls(a_numpy)
+start = time.perf_counter()
+numpy_matmuls(a_numpy)
+print(f"numpy: {time.perf_counter() - start:.4f} sec")
 
 # %%
-# Naive and synchronized timing
-# -----------------------------
-# Now you time the PyTorch loop as the naive code does (``sync=False``: read the
-# clock as soon as the loop returns) and then with the device synchronized
-# before the clock stops. Compare the two lines and the ratio below them, but
-# do not trust one run of each: on a busy machine a single run can be far off,
-# which is why the next section repeats the loop and shows the spread.
+# Naive and synchronized timing, the PyTorch way
+# ----------------------------------------------
+# The naive timer reads the clock as soon as the loop returns. The correct one
+# first waits until the device has finished everything queued on it:
+# ``torch.cuda.synchronize()`` on CUDA, or ``torch.accelerator.synchronize()``
+# for whichever accelerator this machine has (CUDA, MPS, ...). A CPU has no
+# queue to wait for, and ``torch.accelerator.synchronize()`` would raise an
+# error there, so ``wait_for_device`` checks first. Compare the two lines and
+# their ratio, but do not trust one run of each: a single run can be far off
+# on a busy machine, which is why a later section repeats the loop.
+
+
+def wait_for_device():
+    if torch.accelerator.is_available():
+        torch.accelerator.synchronize()
+
+
+torch_matmuls(a_torch)  # warm-up
+wait_for_device()
+start = time.perf_counter()
 torch_matmuls(a_torch)
-with compperf.Benchmark("torch, naive", device=device, sync=False) as naive:
+naive = time.perf_counter() - start
+wait_for_device()
+
+start = time.perf_counter()
+torch_matmuls(a_torch)
+wait_for_device()
+synchronized = time.perf_counter() - start
+print(f"torch, naive: {naive:.4f} sec")
+print(f"torch, synchronized: {synchronized:.4f} sec")
+print(f"synchronized / naive: {synchronized / naive:.2f}")
+
+# %%
+# CUDA events time the work on the GPU's own clock: an event records a
+# timestamp when the device reaches it in the queue, so the time between two
+# events excludes Python. ``elapsed_time`` returns milliseconds once the end
+# event has happened, so you wait for that event first.
+if device.type == "cuda":
+    start_event = torch.cuda.Event(enable_timing=True)
+    end_event = torch.cuda.Event(enable_timing=True)
+    start_event.record()
     torch_matmuls(a_torch)
-with compperf.Benchmark("torch, synchronized", device=device) as synchronized:
+    end_event.record()
+    end_event.synchronize()  # wait until the device has passed the end event
+    print(
+        f"torch, CUDA events: {start_event.elapsed_time(end_event) / 1e3:.4f} sec"
+    )
+else:
+    say(
+        f"CUDA events need a CUDA device, and this page runs on {device}. "
+        "On a GPU this cell prints the device time of the loop, close to the "
+        "synchronized time above."
+    )
+
+# %%
+# ``torch.utils.benchmark.Timer`` does all of this for you: it warms up, runs
+# the statement in blocks long enough to hide the clock's own cost,
+# synchronizes the accelerator at each clock read, and reports the median.
+# Give it the number of threads your code uses: its default is one.
+timer = torch.utils.benchmark.Timer(
+    stmt="torch_matmuls(a)",
+    globals={"torch_matmuls": torch_matmuls, "a": a_torch},
+    num_threads=torch.get_num_threads(),
+    label=f"{steps} products on {device}",
+)
+print(timer.blocked_autorange(min_run_time=0.2))
+
+# %%
+# compperf wraps the same steps in one line per measurement, and synchronizes
+# CUDA, MPS or nothing (on a CPU) for you. ``compperf.Benchmark`` is the book's
+# ``d2l.Benchmark``; ``sync=False`` reproduces the naive timer on purpose.
+with compperf.Benchmark("torch, naive", device=device, sync=False):
     torch_matmuls(a_torch)
-print(f"synchronized / naive: {synchronized.elapsed / naive.elapsed:.2f}")
+with compperf.Benchmark("torch, synchronized", device=device):
+    torch_matmuls(a_torch)
 
 # %%
 # Where the time goes
@@ -86,7 +163,6 @@ print(f"synchronized / naive: {synchronized.elapsed / naive.elapsed:.2f}")
 # result (``.item()`` on one element of the last product blocks until that
 # product exists). Each run starts with an empty queue. The table shows the
 # median and the interquartile range (IQR) of each part over all runs.
-repeats = 5 if FAST else 15
 returned, waited = compperf.Timer(), compperf.Timer()
 for _ in range(repeats):
     compperf.synchronize(device)  # nothing queued before the clock starts
@@ -132,30 +208,26 @@ gap = synchronized_median - naive_median
 timings_agree = gap <= max(naive_iqr + synchronized_iqr, 0.05 * naive_median)
 queued_share = 1 - naive_median / synchronized_median
 if timings_agree:
-    print(
-        textwrap.fill(
-            f"On {device} the naive and synchronized timings agree: the result was ready "
-            f"when the loop returned (waiting added {compperf.format_time(gap)}). "
-            "The operations ran synchronously."
-        )
+    say(
+        f"On {device} the naive and synchronized timings agree: the result was ready "
+        f"when the loop returned (waiting added {compperf.format_time(gap)}). "
+        "The operations ran synchronously."
     )
 else:
-    print(
-        textwrap.fill(
-            f"On {device} the loop returned after {compperf.format_time(naive_median)}, but the "
-            f"result was ready only after {compperf.format_time(synchronized_median)}: "
-            f"{queued_share:.0%} of the time, the work was still queued when Python went on. "
-            "A naive timer measures only how fast you queue work."
-        )
+    say(
+        f"On {device} the loop returned after {compperf.format_time(naive_median)}, but the "
+        f"result was ready only after {compperf.format_time(synchronized_median)}: "
+        f"{queued_share:.0%} of the time, the work was still queued when Python went on. "
+        "A naive timer measures only how fast you queue work."
     )
 
 # %%
 # On a CUDA or MPS device, the naive time is how long it took to *queue* the
 # ten products; the device runs them after the loop has returned. PyTorch's CPU
-# operations run synchronously: each call returns when its result is ready, so
-# on a CPU the two timings agree (this answers the book's exercise for
-# PyTorch). The figure shows every run as a bar: the lower part is the time
-# until the loop returned, the upper part the wait for the result.
+# operators are synchronous: each call returns when its result is ready, so on
+# a CPU the two timings agree. The figure shows every run as a bar: the lower
+# part is the time until the loop returned, the upper part the wait for the
+# result.
 fig, ax = plt.subplots(figsize=(7, 3.5))
 runs = np.arange(1, repeats + 1)
 ax.bar(runs, naive_times * 1e3, label="until the loop returned")
@@ -171,3 +243,76 @@ ax.set_title(f"{steps} matrix products on {device}")
 ax.legend(loc="lower right")
 fig.tight_layout()
 plt.show()
+
+# %%
+# Summary
+# -------
+# * On a GPU, PyTorch queues kernels and returns at once; a clock read right
+#   after the call measures how fast Python queued the work, not the work.
+# * Time device work with a synchronization before each clock read
+#   (``torch.cuda.synchronize``, ``torch.accelerator.synchronize``), with CUDA
+#   events, or with ``torch.utils.benchmark.Timer``; compperf does the same on
+#   every device.
+# * PyTorch's CPU operators return when their result is ready: on a CPU the
+#   naive and the synchronized clock agree.
+#
+# Exercises
+# ---------
+# 1. On a CPU, time the same matrix products as this page. Can you still see
+#    asynchrony through the backend?
+# 2. Why does ``time.perf_counter()`` around a CUDA loop mislead, and what is
+#    the smallest change that fixes it?
+# 3. The synchronized wall-clock time and the CUDA events measure the same loop.
+#    Which of the two includes the time Python needs to launch the kernels,
+#    and when does that make a difference?
+# 4. ``torch.utils.benchmark.Timer`` runs on one thread unless told otherwise.
+#    Time the CPU products with one thread and with all of them.
+#
+# Answers
+# -------
+# 1. The loop below runs on the CPU, whatever device the page used, on a
+#    matrix of at most 384 x 384 (the size this page uses on a CPU). If the
+#    time until the loop returns and the time until the result is ready agree,
+#    there is no asynchrony to see.
+a_cpu = a_torch[:384, :384].cpu()
+torch_matmuls(a_cpu)  # warm-up
+cpu_returned, cpu_ready = compperf.Timer(), compperf.Timer()
+for _ in range(5):
+    cpu_returned.start()
+    cpu_ready.start()
+    b = torch_matmuls(a_cpu)
+    cpu_returned.stop()
+    b[0, 0].item()
+    cpu_ready.stop()
+# Each run's wait: the time until the result was read, minus the loop's.
+cpu_waits = np.array(cpu_ready.times) - np.array(cpu_returned.times)
+cpu_gap = float(np.median(cpu_waits))
+if cpu_gap < 0.05 * np.median(cpu_returned.times):
+    say(
+        "On the CPU the result was ready when the loop returned: reading it added "
+        f"{compperf.format_time(cpu_gap)} (median of 5 runs). "
+        "PyTorch's CPU operators do not run asynchronously."
+    )
+else:
+    say(
+        f"On the CPU reading the result added {compperf.format_time(cpu_gap)} "
+        f"(median of 5 runs), more than 5 % of the loop."
+    )
+
+# %%
+# 2. The kernels are still running when the clock stops. Synchronize before
+#    each clock read (both ends: before the start, so that earlier work is not
+#    billed to the loop, and before the stop), as ``wait_for_device`` does.
+# 3. The wall-clock time includes the launches: if Python needs longer to
+#    launch a kernel than the device needs to run it, the device waits between
+#    kernels and the wall-clock time is longer than the events' time. The
+#    events only see the device, so they hide that cost.
+# 4. The code below times the CPU loop with one thread and with all of them.
+for threads in sorted({1, torch.get_num_threads()}):
+    cpu_timer = torch.utils.benchmark.Timer(
+        stmt="torch_matmuls(a)",
+        globals={"torch_matmuls": torch_matmuls, "a": a_cpu},
+        num_threads=threads,
+    )
+    median = cpu_timer.blocked_autorange(min_run_time=0.1).median
+    print(f"{threads} thread(s): {compperf.format_time(median)} per loop")

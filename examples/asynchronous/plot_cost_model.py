@@ -5,13 +5,15 @@ A cost model for asynchronous work
 You measure what one operation costs the frontend, the backend and the trip
 back to Python, fit the model ``t1 + N * t2 + t3`` to loops of ``N`` operations,
 and see what you pay when you wait for every step instead.
+
+To run this example yourself, install PyTorch, then ``pip install matplotlib
+numpy``, and compperf as :ref:`run-yourself` explains.
 """
 
 # %%
 # The machine and the device
 # --------------------------
 # The first lines say which device and software produced the numbers on this page.
-import os
 import textwrap
 
 import matplotlib.pyplot as plt
@@ -20,8 +22,12 @@ import torch
 
 import compperf
 
-# Set by the tests, never by the docs build.
-FAST = os.environ.get("COMPPERF_FAST") == "1"
+
+def say(sentence):
+    """Print a conclusion as a paragraph of its own, wrapped to 70 columns."""
+    print(f"\n{textwrap.fill(sentence)}\n")
+
+
 device = compperf.try_gpu()
 print(compperf.environment(device))
 
@@ -44,9 +50,14 @@ counts = (
     else [1, 2, 4, 8, 16, 32]
 )
 timing = {"min_run_time": 0.05, "max_run_time": 0.2}
-if FAST:
+# sphinx_gallery_start_ignore
+# The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
+import os
+
+if os.environ.get("COMPPERF_FAST") == "1":
     elements, counts = 2**14, [1, 4, 16]
     timing = {"min_run_time": 0.01, "max_run_time": 0.05}
+# sphinx_gallery_end_ignore
 x = torch.randn(elements, device=device)
 print(f"y = x + 1 on {elements} float32 values on {device}; N in {counts}")
 
@@ -90,8 +101,10 @@ print(t3_measurement)
 # %%
 # Loops of N operations
 # ---------------------
-# Now you time both loops for each ``N``, with ``compperf.measure`` (median and
-# IQR of many timed blocks, after a warm-up call).
+# Now you time both loops for each ``N``, with ``compperf.measure``: it is
+# ``torch.utils.benchmark.Timer.adaptive_autorange`` with a clock that
+# synchronizes the device, and reports the median and IQR of many timed
+# blocks, after a warm-up call.
 once = [
     compperf.measure(
         wait_once, n, device=device, description=f"wait once, N={n}", **timing
@@ -152,27 +165,34 @@ print(f"N*c against 'wait every step': worst point off by {error_every:.0%}")
 # What waiting every step costs
 # -----------------------------
 # The sentence below compares the two loops at the largest ``N`` you measured.
-# On a GPU the frontend prepares the next operation while the device computes,
-# so ``t1`` can hide behind ``t2`` in the loop that waits once. On a CPU,
-# PyTorch runs each operation before the call returns: nothing overlaps, and
-# the fitted ``t2`` already contains ``t1``.
-extra = every[-1].median - once[-1].median
-spread = every[-1].iqr + once[-1].iqr
-if extra > spread:
-    print(
-        textwrap.fill(
-            f"At N={counts[-1]}, waiting every step costs {compperf.format_time(extra)} more per loop "
-            f"({every[-1].median / once[-1].median:.2f} times the loop that waits once): "
-            f"{compperf.format_time(extra / counts[-1])} per step."
-        )
+# They run in turns (wait once, wait every step, wait once, ...), so that a busy
+# moment of the machine hits both alike, and the sentence rests on the median
+# of the paired differences. On a GPU the frontend prepares the next operation
+# while the device computes, so ``t1`` can hide behind ``t2`` in the loop that
+# waits once. On a CPU, PyTorch runs each operation before the call returns:
+# nothing overlaps, and the fitted ``t2`` already contains ``t1``.
+pairs = 21
+once_timer, every_timer = compperf.Timer(), compperf.Timer()
+for _ in range(pairs):
+    once_timer.start()
+    wait_once(counts[-1])
+    once_timer.stop()
+    every_timer.start()
+    wait_every_step(counts[-1])
+    every_timer.stop()
+extra = float(
+    np.median(np.array(every_timer.times) - np.array(once_timer.times))
+)
+if extra > 0:
+    say(
+        f"At N={counts[-1]}, waiting every step costs {compperf.format_time(extra)} more "
+        f"per loop (median of {pairs} paired runs): "
+        f"{compperf.format_time(extra / counts[-1])} per step."
     )
 else:
-    print(
-        textwrap.fill(
-            f"At N={counts[-1]}, waiting every step costs no more than waiting once, within the "
-            f"measured spread ({compperf.format_time(every[-1].median)} against "
-            f"{compperf.format_time(once[-1].median)})."
-        )
+    say(
+        f"At N={counts[-1]}, waiting every step costs no more than waiting once "
+        f"(median difference {compperf.format_time(extra)} over {pairs} paired runs)."
     )
 
 # %%
@@ -210,3 +230,73 @@ ax.set_title(f"Cost model on {device}")
 ax.legend()
 fig.tight_layout()
 plt.show()
+
+# %%
+# Summary
+# -------
+# * One operation costs the frontend ``t1``, the backend ``t2``, and reading a
+#   result back costs ``t3``.
+# * Queuing ``N`` operations and waiting once costs about ``t1 + N * t2 + t3``
+#   when the backend is the slower side; waiting after every step costs about
+#   ``N * (t1 + t2 + t3)``.
+# * On a CPU, PyTorch runs each operator before the call returns, so nothing
+#   overlaps and waiting every step costs only the extra reads.
+#
+# Exercises
+# ---------
+# 1. The book says that queuing 10000 operations can bring the total down to
+#    ``t1 + 10000 * t2 + t3``, provided that ``10000 * t2 > 9999 * t1``. Why
+#    is that condition needed?
+# 2. With the ``t1``, ``t2`` and ``t3`` measured on this page, what does a loop
+#    of 10000 operations cost if it waits once, and if it waits every step?
+# 3. Make the backend's work tiny (a one-element ``x``). Which of ``t1`` and
+#    ``t2`` is larger now, and which formula describes the loop?
+#
+# Answers
+# -------
+# 1. The frontend issues operation ``i`` at time ``i * t1``; the backend runs it
+#    once it has it and has finished the one before. The formula assumes that
+#    the backend never waits for the frontend: after the first operation, the
+#    frontend's other 9999 launches must fit into the backend's 10000
+#    computations. Otherwise the frontend is the bottleneck and the loop costs
+#    about ``10000 * t1 + t2 + t3``. The code below plays this pipeline through
+#    with this page's ``t1`` and ``t3``, once with the backend slower than the
+#    frontend (``t2 = 2 * t1``) and once faster (``t2 = t1 / 2``).
+
+
+def pipeline(n, t1, t2, t3):
+    """Seconds for n queued operations and one read, frontend and backend in parallel."""
+    done = 0.0
+    for i in range(1, n + 1):
+        done = (
+            max(done, i * t1) + t2
+        )  # starts when issued and when the last one is done
+    return done + t3
+
+
+for name, t2_case in (("backend slower", 2 * t1), ("frontend slower", t1 / 2)):
+    simulated = pipeline(10000, t1, t2_case, t3)
+    formula = t1 + 10000 * t2_case + t3
+    holds = 10000 * t2_case > 9999 * t1
+    print(
+        f"{name}: pipeline {compperf.format_time(simulated)}, "
+        f"t1 + 10000 t2 + t3 = {compperf.format_time(formula)}, "
+        f"condition {'holds' if holds else 'fails'}"
+    )
+
+# %%
+# Where the condition holds, the pipeline and the formula agree; where it
+# fails, the formula promises less time than the pipeline needs.
+#
+# 2. The two models, with this page's numbers:
+say(
+    f"On {device}, 10000 operations waiting once: about "
+    f"{compperf.format_time(t1 + 10000 * t2 + t3)}; waiting every step: about "
+    f"{compperf.format_time(10000 * c)}."
+)
+
+# %%
+# 3. With one element the backend has almost nothing to do: ``t2`` shrinks
+#    below ``t1`` on a GPU, the frontend becomes the bottleneck, and the loop
+#    costs about ``N * t1``. Queuing then helps little, and fewer, larger
+#    operations (or a compiler that fuses them) help more.

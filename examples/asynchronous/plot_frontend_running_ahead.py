@@ -5,13 +5,15 @@ When the frontend runs ahead
 You queue a long run of matrix products without ever waiting, and watch how
 far Python gets ahead of the device. You also measure the memory that the
 queued work holds, and learn when it grows.
+
+To run this example yourself, install PyTorch, then ``pip install matplotlib
+numpy``, and compperf as :ref:`run-yourself` explains.
 """
 
 # %%
 # The machine and the device
 # --------------------------
 # The first lines say which device and software produced the numbers on this page.
-import os
 import textwrap
 
 import matplotlib.pyplot as plt
@@ -20,8 +22,12 @@ import torch
 
 import compperf
 
-# Set by the tests, never by the docs build.
-FAST = os.environ.get("COMPPERF_FAST") == "1"
+
+def say(sentence):
+    """Print a conclusion as a paragraph of its own, wrapped to 70 columns."""
+    print(f"\n{textwrap.fill(sentence)}\n")
+
+
 device = compperf.try_gpu()
 print(compperf.environment(device))
 
@@ -37,8 +43,14 @@ print(compperf.environment(device))
 # last round feeds the figure further down.
 size = {"cpu": 128, "mps": 1024, "cuda": 2048}[device.type]
 launches = {"cpu": 400, "mps": 1000, "cuda": 2000}[device.type]
-if FAST:
-    size, launches = 96, 100
+memory_launches = 100
+# sphinx_gallery_start_ignore
+# The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
+import os
+
+if os.environ.get("COMPPERF_FAST") == "1":
+    size, launches, memory_launches = 96, 100, 10
+# sphinx_gallery_end_ignore
 a = torch.randn(size, size, device=device)
 torch.mm(a, a)  # warm-up
 
@@ -69,7 +81,7 @@ print(
     f"{launches} products issued in {compperf.format_time(float(issued.sum()))} of host time"
 )
 print(
-    f"first call {compperf.format_time(issued[0])}, "
+    f"last round: first call {compperf.format_time(issued[0])}, "
     f"median call {compperf.format_time(float(np.median(issued)))}"
 )
 print(
@@ -85,20 +97,16 @@ print(f"one product took {compperf.format_time(pace)} on average")
 # ahead of the backend.
 queued_products = (backlog_time - empty_wait) / pace
 if queued_products >= 1:
-    print(
-        textwrap.fill(
-            f"On {device} Python finished issuing while the device still had "
-            f"{compperf.format_time(backlog_time - empty_wait)} of work queued: "
-            f"about {queued_products:.0f} products."
-        )
+    say(
+        f"On {device} Python finished issuing while the device still had "
+        f"{compperf.format_time(backlog_time - empty_wait)} of work queued: "
+        f"about {queued_products:.0f} products."
     )
 else:
-    print(
-        textwrap.fill(
-            f"On {device} nothing was left in a queue when the loop ended: the final wait "
-            f"took {compperf.format_time(backlog_time)}, less than one product more than a wait "
-            "with nothing queued. Each call returned only after its product was done."
-        )
+    say(
+        f"On {device} nothing was left in a queue when the loop ended: the final wait "
+        f"took {compperf.format_time(backlog_time)}, less than one product more than a wait "
+        "with nothing queued. Each call returned only after its product was done."
     )
 
 # %%
@@ -137,7 +145,6 @@ plt.show()
 # by appending a loss tensor to a list instead of calling ``.item()``, each one
 # keeps its memory. You read the allocator right after the loop, before
 # waiting, while the queue is still full.
-memory_launches = 10 if FAST else 100
 
 
 def allocated():
@@ -162,13 +169,11 @@ def held_after_loop(keep):
 
 output_bytes = a.nbytes
 if device.type == "cpu":
-    print(
-        textwrap.fill(
-            "On cpu PyTorch keeps no allocator statistics, and nothing is queued: each product "
-            f"exists once its call returns. A list of {memory_launches} products holds "
-            f"{memory_launches} x {output_bytes / 2**20:.2f} MiB = "
-            f"{memory_launches * output_bytes / 2**20:.1f} MiB, because you keep them."
-        )
+    say(
+        "On cpu PyTorch keeps no allocator statistics, and nothing is queued: each product "
+        f"exists once its call returns. A list of {memory_launches} products holds "
+        f"{memory_launches} x {output_bytes / 2**20:.2f} MiB = "
+        f"{memory_launches * output_bytes / 2**20:.1f} MiB, because you keep them."
     )
 else:
     held = {keep: held_after_loop(keep) for keep in (False, True)}
@@ -178,13 +183,54 @@ else:
             f"products ({held[keep] / output_bytes:.1f} products of {output_bytes / 2**20:.2f} MiB)"
         )
     if held[False] < 0.1 * held[True]:
-        print(
+        say(
             "The queue itself held little memory; the kept references held the rest."
         )
     else:
-        print("Here the queue itself held a large share of the memory.")
+        say("Here the queue itself held a large share of the memory.")
 
 # %%
 # Keep logged values as numbers (read them every few steps), or collect
 # tensors on purpose and know what they cost; and let the device catch up
 # before you queue more than you can afford to hold.
+#
+# Summary
+# -------
+# * On a GPU, Python can queue work far ahead of the device; each launch then
+#   costs the host only microseconds, until the launch queue is full and
+#   Python moves at the device's pace.
+# * Queued work holds the memory of its outputs from the moment it is
+#   queued. Results you keep (a list of loss tensors) hold theirs until you
+#   drop them; results you rebind are reused by the caching allocator.
+# * On a CPU nothing is queued: each product exists once its call returns.
+#
+# Exercises
+# ---------
+# 1. The frontend can run ahead only as far as the queue allows. What happens
+#    to the time per call once the queue is full?
+# 2. A training loop appends ``loss`` (a tensor) to a list on every step, to
+#    print the average at the end. What does that cost, and how do you fix it
+#    without waiting on every step?
+# 3. How much memory do the kept products of this page take, in MiB, for
+#    ``memory_launches`` products? Check it with the tensors' own sizes.
+#
+# Answers
+# -------
+# 1. Each launch waits for a free slot, so after the queue is full a call costs
+#    about as long as the device needs for one product: the curve of the host
+#    bends to the device's pace.
+# 2. Each kept ``loss`` is a small tensor on the device, and it keeps its
+#    ``grad_fn``: the nodes of that step's backward graph (``backward()`` has
+#    freed the saved activations, unless you passed ``retain_graph=True``).
+#    Memory grows slowly with the steps, but nothing waits. Append
+#    ``loss.detach()`` to drop the graph, and call ``.item()`` once at the end,
+#    or every few steps.
+# 3. Each product is a ``size x size`` float32 matrix: ``numel() *
+#    element_size()`` bytes.
+kept = [torch.mm(a, a) for _ in range(memory_launches)]
+kept_bytes = sum(t.numel() * t.element_size() for t in kept)
+print(
+    f"{memory_launches} products of {size} x {size} float32: "
+    f"{kept_bytes / 2**20:.1f} MiB"
+)
+del kept

@@ -1,52 +1,97 @@
-"""The chapter "Asynchronous computation": every example runs, and its key claims hold on a CPU."""
+"""The chapter "Asynchronous computation": what each page claims holds when it runs.
+
+Every example runs alone through the shared harness (a fresh process, the tests' fast
+settings); a probe expression hands back, as JSON, the values the page computed.
+"""
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
-import runpy
 import shutil
+from functools import cache
 from pathlib import Path
 
-import matplotlib
 import pytest
+from harness import Run, examples, run_alone
 
-matplotlib.use("Agg")  # before pyplot: the examples' plt.show() must not open windows
-import matplotlib.pyplot as plt
+CHAPTER = "asynchronous"
 
-CHAPTER = Path(__file__).resolve().parents[2] / "examples" / "asynchronous"
-EXAMPLES = sorted(path.name for path in CHAPTER.glob("plot_*.py"))
+# What each page's probe returns: the numbers and decisions its printed sentences rest on.
+PROBES = {
+    "plot_async_matmul.py": """{
+        "device": str(device),
+        "repeats": repeats,
+        "runs": len(naive_times),
+        "naive_median": rows["loop returned (naive)"].median,
+        "naive_iqr": rows["loop returned (naive)"].iqr,
+        "synced_median": rows["result ready (synchronized)"].median,
+        "synced_iqr": rows["result ready (synchronized)"].iqr,
+        "wait_median": rows["then waited for the result"].median,
+        "timings_agree": bool(timings_agree),
+        "naive": naive,
+        "synchronized": synchronized,
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_backend_dependency_graph.py": """{
+        "device": str(device),
+        "operations": [node.name for node in operations],
+        "targets": [str(node.target) for node in operations],
+        "levels": {node.name: depth for node, depth in level.items()},
+        "independent_pairs": independent_pairs,
+        "result": graph_module().tolist(),
+        "dispatched": dispatched,
+        "ran": ran,
+        "topological": topological,
+        "has_png": png is not None,
+        "has_graphviz": graphviz is not None,
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_barriers_and_blockers.py": """{
+        "device": str(device),
+        "rows": [m.description for m in results],
+        "blockers": list(blockers),
+        "runs": [m.runs for m in results],
+        "medians": [m.median for m in results],
+        "repeats": repeats,
+        "not_measured": sorted(not_measured),
+        "returns_early": bool(returns_early),
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_cost_model.py": """{
+        "device": str(device),
+        "t1": t1, "t2": t2, "t3": t3, "c": c,
+        "error_once": error_once, "error_every": error_every,
+        "counts": counts, "once": len(once), "every": len(every),
+        "backend_slower": [pipeline(1000, 1.0, 2.0, 0.5), 1.0 + 1000 * 2.0 + 0.5],
+        "frontend_slower": [pipeline(1000, 2.0, 1.0, 0.5), 2.0 + 1000 * 1.0 + 0.5],
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_frontend_running_ahead.py": """{
+        "device": str(device),
+        "issued": len(issued),
+        "launches": launches,
+        "queued_products": queued_products,
+        "kept_bytes": kept_bytes,
+        "expected_bytes": memory_launches * size * size * 4,
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_profiler_trace.py": """{
+        "device": str(device),
+        "trace_path": str(trace_path),
+        "trace": __import__("json").loads(trace_path.read_text(encoding="utf-8")),
+        "host": len(host),
+        "kernels": len(kernels),
+        "steps": steps,
+        "added": added,
+        "link": Download(trace_path)._repr_html_()[:80],
+        "figures": len(plt.get_fignums()),
+    }""",
+}
 
 
-def run_example(name: str, tmp_path: Path, **env: str) -> tuple[dict, str, int]:
-    """Run one example in fast mode; return its globals, its stdout and its figure count."""
-    plt.close("all")
-    stdout = io.StringIO()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("COMPPERF_FAST", "1")
-        patch.setenv("COMPPERF_OUTPUT_DIR", str(tmp_path))
-        for key, value in env.items():
-            patch.setenv(key, value)
-        patch.chdir(tmp_path)  # anything written to the working folder stays out of the repo
-        with contextlib.redirect_stdout(stdout):
-            result = runpy.run_path(str(CHAPTER / name), run_name="__main__")
-    figures = len(plt.get_fignums())
-    plt.close("all")
-    return result, stdout.getvalue(), figures
-
-
-@pytest.fixture(scope="module")
-def ran(tmp_path_factory: pytest.TempPathFactory):
-    """Each example run once per test session, on demand."""
-    cache: dict[str, tuple[dict, str, int]] = {}
-
-    def get(name: str) -> tuple[dict, str, int]:
-        if name not in cache:
-            cache[name] = run_example(name, tmp_path_factory.mktemp(Path(name).stem))
-        return cache[name]
-
-    return get
+@cache
+def ran(name: str) -> Run:
+    """Each example run alone once per test session, with its probe."""
+    return run_alone(name, probe=PROBES[name]).check()
 
 
 def prose(out: str) -> str:
@@ -54,150 +99,195 @@ def prose(out: str) -> str:
     return " ".join(out.split())
 
 
-def on_cpu(result: dict) -> None:
-    if result["device"].type != "cpu":
-        pytest.skip(f"the claims checked here are about the CPU; this run used {result['device']}")
+def on_cpu(run: Run) -> None:
+    if run.probe["device"] != "cpu":
+        pytest.skip(
+            f"the claims checked here are about the CPU; this run used {run.probe['device']}"
+        )
 
 
-def test_the_chapter_has_its_examples():
-    assert (CHAPTER / "GALLERY_HEADER.rst").is_file()
-    assert "plot_async_matmul.py" in EXAMPLES  # other pages link to it by name
-    assert len(EXAMPLES) == 6, EXAMPLES
+def test_the_chapter_has_its_examples_and_every_one_a_probe():
+    names = [path.name for path in examples(CHAPTER)]
+    assert "plot_async_matmul.py" in names  # other pages link to it by name
+    assert sorted(PROBES) == names
 
 
-@pytest.mark.parametrize("name", EXAMPLES)
-def test_example_runs_and_says_where(ran, name):
-    result, out, _ = ran(name)
-    first_line = out.splitlines()[0]
-    assert first_line.startswith(f"Measured on {result['device']}"), first_line
-
-
-def test_async_matmul_naive_and_synchronized_agree_on_cpu(ran):
-    result, out, figures = ran("plot_async_matmul.py")
-    on_cpu(result)
-    rows = result["rows"]
-    naive_median, naive_iqr = (
-        rows["loop returned (naive)"].median,
-        rows["loop returned (naive)"].iqr,
-    )
-    synced = rows["result ready (synchronized)"]
-    synced_median, synced_iqr = synced.median, synced.iqr
-    wait_median = rows["then waited for the result"].median
-    assert len(result["naive_times"]) == result["repeats"]
+def test_async_matmul_naive_and_synchronized_agree_on_cpu():
+    run = ran("plot_async_matmul.py")
+    on_cpu(run)
+    p = run.probe
+    assert p["runs"] == p["repeats"]
     # The work was done when the loop returned: reading the result costs little ...
-    assert wait_median < 0.25 * naive_median
+    assert p["wait_median"] < 0.25 * p["naive_median"]
     # ... so the two timings agree within the measured spread (or 5 %).
-    assert abs(synced_median - naive_median) <= max(naive_iqr + synced_iqr, 0.05 * naive_median)
-    assert result["timings_agree"]
-    assert "timings agree" in prose(out)
-    assert "still queued" not in prose(out)
-    assert result["naive"].elapsed > 0
-    assert result["synchronized"].elapsed > 0
-    assert "synchronized / naive:" in out
-    assert figures == 1
+    gap = abs(p["synced_median"] - p["naive_median"])
+    assert gap <= max(p["naive_iqr"] + p["synced_iqr"], 0.05 * p["naive_median"])
+    assert p["timings_agree"]
+    text = prose(run.stdout)
+    assert "timings agree" in text
+    assert "still queued" not in text
+    assert p["naive"] > 0
+    assert p["synchronized"] > 0
+    assert "synchronized / naive:" in run.stdout
+    # The real APIs are shown, and the CUDA-only cell says what a GPU would print.
+    assert "CUDA events need a CUDA device" in text
+    assert "10 products on cpu" in run.stdout  # torch.utils.benchmark.Timer's report
+    assert "PyTorch's CPU operators do not run asynchronously." in text
+    assert p["figures"] == 1
 
 
-def test_dependency_graph_is_the_program(ran):
-    result, out, figures = ran("plot_backend_dependency_graph.py")
-    names = [node.name for node in result["operations"]]
-    assert names == ["ones", "ones_1", "mul", "add"]
-    assert [str(node.target) for node in result["operations"]] == [
+def test_dependency_graph_is_the_program():
+    run = ran("plot_backend_dependency_graph.py")
+    p = run.probe
+    assert p["operations"] == ["ones", "ones_1", "mul", "add"]
+    assert p["targets"] == [
         "aten.ones.default",
         "aten.ones.default",
         "aten.mul.Tensor",
         "aten.add.Tensor",
     ]
-    assert {node.name: depth for node, depth in result["level"].items()} == {
-        "ones": 0,
-        "ones_1": 0,
-        "mul": 1,
-        "add": 2,
-    }
-    assert result["independent_pairs"] == [("ones", "ones_1")]
+    assert p["levels"] == {"ones": 0, "ones_1": 0, "mul": 1, "add": 2}
+    assert p["independent_pairs"] == [["ones", "ones_1"]]
     # The recorded graph computes what the program computes: 1 * 1 + 2.
-    assert result["graph_module"]().tolist() == [[3.0, 3.0]]
-    if shutil.which("dot"):
-        assert result["png"] is not None
-        assert figures == 1
+    assert p["result"] == [[3.0, 3.0]]
+    if p["has_graphviz"] and shutil.which("dot"):
+        assert p["has_png"]
+        assert p["figures"] == 1
     else:
-        assert figures == 0
-        assert "is not installed" in prose(out)
+        assert p["figures"] == 0
+
+
+def test_eager_pytorch_dispatches_in_program_order_and_autograd_by_dependencies():
+    run = ran("plot_backend_dependency_graph.py")
+    p = run.probe
+    assert p["dispatched"] == ["ones", "ones", "mul", "add"]
+    assert "reached the backend in program order" in prose(run.stdout)
+    assert p["ran"][:3] == ["SumBackward0", "AddBackward0", "MulBackward0"]
+    assert sorted(p["ran"][3:]) == ["AccumulateGrad(x)", "AccumulateGrad(y)"]
+    assert p["topological"]
+    assert "The engine ran 5 nodes" in prose(run.stdout)
+    if p["device"] == "cpu":
+        assert "has no streams" in prose(run.stdout)
+    # The answer to the second exercise: x + 1 and y * 2 are independent.
+    assert "('add', 'mul')" in run.stdout
 
 
 def test_dependency_graph_without_dot_prints_the_graph(tmp_path):
     empty = tmp_path / "bin"
     empty.mkdir()
-    result, out, figures = run_example(
-        "plot_backend_dependency_graph.py", tmp_path, PATH=str(empty)
+    run = run_alone(
+        "plot_backend_dependency_graph.py",
+        probe=PROBES["plot_backend_dependency_graph.py"],
+        PATH=str(empty),
+    ).check()
+    assert not run.probe["has_png"]
+    assert run.probe["figures"] == 0
+    if run.probe["has_graphviz"]:
+        assert "`dot` program is not installed" in prose(run.stdout)
+        assert "ones -> mul" in run.stdout
+        assert "mul -> add" in run.stdout
+
+
+def test_dependency_graph_without_the_graphviz_package_goes_on(tmp_path):
+    stub = tmp_path / "graphviz"
+    stub.mkdir()
+    (stub / "__init__.py").write_text("raise ImportError('graphviz hidden by the test')\n")
+    run = run_alone(
+        "plot_backend_dependency_graph.py",
+        probe=PROBES["plot_backend_dependency_graph.py"],
+        PYTHONPATH=str(tmp_path),
+    ).check()
+    assert not run.probe["has_graphviz"]
+    assert "graphviz Python package is not installed" in prose(run.stdout)
+    assert "ones -> mul, ones_1 -> mul, mul -> add" in run.stdout
+    assert "The engine ran 5 nodes" in prose(run.stdout)  # the page went on
+
+
+def test_blockers_table_has_a_row_per_blocker():
+    run = ran("plot_barriers_and_blockers.py")
+    on_cpu(run)
+    p = run.probe
+    assert (
+        p["rows"]
+        == p["blockers"]
+        == [
+            "no blocker",
+            "compperf.synchronize()",
+            ".item()",
+            ".cpu()",
+            ".numpy()",
+            "print(tensor)",
+            "b[b > 0]",
+            "b.nonzero()",
+            "b[0].tolist()",
+            "if b.sum() > 0:",
+            "torch.where(b > 0, b, 0)",
+        ]
     )
-    assert result["png"] is None
-    assert figures == 0
-    assert "`dot` program is not installed" in prose(out)
-    assert "ones -> mul" in out
-    assert "mul -> add" in out
-
-
-def test_blockers_table_has_a_row_per_blocker(ran):
-    result, out, figures = ran("plot_barriers_and_blockers.py")
-    on_cpu(result)
-    measured = [m.description for m in result["results"]]
-    assert measured == list(result["blockers"])
-    assert measured == [
-        "no blocker",
-        "compperf.synchronize()",
-        ".item()",
-        ".cpu()",
-        ".numpy()",
-        "print(tensor)",
+    assert p["not_measured"] == [
+        "event.synchronize()",
+        "host-to-device copies",
+        "stream.synchronize()",
     ]
-    assert set(result["not_measured"]) == {"stream.synchronize()", "event.synchronize()"}
-    table = out[out.index("Python thread held per step") :].splitlines()
-    for name in measured:
+    table = run.stdout[run.stdout.index("Python thread held per step") :].splitlines()
+    for name in p["rows"]:
         assert sum(line.startswith(name + " ") for line in table) == 1, name
-    assert all(m.runs == result["repeats"] and m.median > 0 for m in result["results"])
+    assert all(runs == p["repeats"] for runs in p["runs"])
+    assert all(median > 0 for median in p["medians"])
     # On a CPU nothing is queued: a step without a blocker does not return early.
-    assert not result["returns_early"]
-    assert "takes as long as one with a barrier" in prose(out)
-    assert figures == 1
+    assert not p["returns_early"]
+    text = prose(run.stdout)
+    assert "takes as long as one with a barrier" in text
+    assert "sync debug mode exists for CUDA only" in text
+    assert p["figures"] == 1
 
 
-def test_cost_model_fits_the_measurements(ran):
-    result, out, figures = ran("plot_cost_model.py")
-    assert result["t1"] > 0
-    assert result["t3"] > 0
-    assert result["t2"] > 0
-    assert result["c"] > 0
+def test_cost_model_fits_the_measurements_and_the_pipeline_answers_the_book():
+    run = ran("plot_cost_model.py")
+    p = run.probe
+    assert min(p["t1"], p["t2"], p["t3"], p["c"]) > 0
     # The fitted lines pass within 50 % of every measured median (fast mode is noisy).
-    assert result["error_once"] < 0.5, out
-    assert result["error_every"] < 0.5, out
-    assert len(result["once"]) == len(result["every"]) == len(result["counts"])
-    assert figures == 1
+    assert p["error_once"] < 0.5, run.stdout
+    assert p["error_every"] < 0.5, run.stdout
+    assert p["once"] == p["every"] == len(p["counts"])
+    # A slower backend: the pipeline costs exactly t1 + N t2 + t3 ...
+    pipeline, formula = p["backend_slower"]
+    assert pipeline == pytest.approx(formula)
+    # ... a slower frontend: about N t1 + t2 + t3, more than the formula promises.
+    pipeline, formula = p["frontend_slower"]
+    assert pipeline == pytest.approx(1000 * 2.0 + 1.0 + 0.5)
+    assert pipeline > formula
+    assert "condition holds" in run.stdout
+    assert "condition fails" in run.stdout
+    assert p["figures"] == 1
 
 
-def test_running_ahead_on_cpu_leaves_nothing_queued(ran):
-    result, out, figures = ran("plot_frontend_running_ahead.py")
-    on_cpu(result)
-    assert len(result["issued"]) == result["launches"]
-    assert result["queued_products"] < 1
-    assert "nothing was left in a queue" in prose(out)
-    assert "PyTorch keeps no allocator statistics" in prose(out)
-    assert figures == 1
+def test_running_ahead_on_cpu_leaves_nothing_queued():
+    run = ran("plot_frontend_running_ahead.py")
+    on_cpu(run)
+    p = run.probe
+    assert p["issued"] == p["launches"]
+    assert p["queued_products"] < 1
+    text = prose(run.stdout)
+    assert "nothing was left in a queue" in text
+    assert "PyTorch keeps no allocator statistics" in text
+    assert p["kept_bytes"] == p["expected_bytes"]
+    assert p["figures"] == 1
 
 
-def test_profiler_trace_is_a_valid_chrome_trace(ran):
-    result, out, figures = ran("plot_profiler_trace.py")
-    trace_path = result["trace_path"]
-    assert trace_path.is_file()
-    assert trace_path.parent.name.startswith("plot_profiler_trace")  # COMPPERF_OUTPUT_DIR
-    trace = json.loads(trace_path.read_text(encoding="utf-8"))
-    names = {event.get("name") for event in trace["traceEvents"]}
+def test_profiler_trace_is_a_valid_chrome_trace():
+    run = ran("plot_profiler_trace.py")
+    p = run.probe
+    names = {event.get("name") for event in p["trace"]["traceEvents"]}
     assert "aten::mm" in names
-    assert len(result["host"]) == result["steps"]
-    link = result["Download"](trace_path)._repr_html_()
-    assert link.startswith(
+    assert Path(p["trace_path"]).name == "profiler_trace.json"
+    assert p["host"] == p["steps"]
+    assert p["link"].startswith(
         '<p><a download="profiler_trace.json" href="data:application/json;base64,'
     )
-    assert figures == 1
-    if result["device"].type == "cpu":
-        assert result["kernels"] == []
-        assert "No device events were recorded on cpu" in prose(out)
+    # The answer to the first exercise: reading a value back adds aten::item.
+    assert "aten::item" in p["added"]
+    assert p["figures"] == 1
+    if p["device"] == "cpu":
+        assert p["kernels"] == 0
+        assert "No device events were recorded on cpu" in prose(run.stdout)
