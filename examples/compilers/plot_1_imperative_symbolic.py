@@ -305,9 +305,7 @@ print(
 # **1.** With ``c=3`` and ``d=4`` fixed, ``f = c + d`` folds into the constant
 # 7; ``a + b`` stays an addition.
 
-cd_fixed = torch.fx.symbolic_trace(
-    fancy_func, concrete_args={"c": 3, "d": 4}
-)
+cd_fixed = torch.fx.symbolic_trace(fancy_func, concrete_args={"c": 3, "d": 4})
 print(cd_fixed.code)
 assert cd_fixed(1, 2, 3, 4) == 10
 

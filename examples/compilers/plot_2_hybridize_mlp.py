@@ -225,7 +225,10 @@ elif device.type != "cuda":
         end="\n\n",
     )
 else:
-    print("mode='reduce-overhead' skipped: torch.compile failed above.", end="\n\n")
+    print(
+        "mode='reduce-overhead' skipped: torch.compile failed above.",
+        end="\n\n",
+    )
 
 # %%
 # torch.export: one whole graph, ready to save

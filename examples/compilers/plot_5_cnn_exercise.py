@@ -140,11 +140,15 @@ def prepare_compiler():
 
 
 _, export_setup = timed(
-    torch.export.export, nn.Linear(2, 2).to(device), (torch.ones(1, 2, device=device),)
+    torch.export.export,
+    nn.Linear(2, 2).to(device),
+    (torch.ones(1, 2, device=device),),
 )
 print(f"exporting a one-layer model first took {export_setup:.3f} s")
 try:
-    print(f"compiling a one-line function first took {prepare_compiler():.3f} s")
+    print(
+        f"compiling a one-line function first took {prepare_compiler():.3f} s"
+    )
 except torch._dynamo.exc.BackendCompilerFailed:
     print("torch.compile does not work here: the page goes on without it.")
 variants, one_off, inputs, programs = {}, {}, {}, {}

@@ -124,9 +124,7 @@ def test_without_dot_the_graphs_are_printed_as_text(tmp_path: Path) -> None:
 def test_without_the_graphviz_package_the_page_goes_on(tmp_path: Path) -> None:
     # A module named graphviz that fails to import stands in for a missing package.
     (tmp_path / "graphviz.py").write_text("raise ImportError('no graphviz here')\n")
-    run = run_alone(
-        CHAPTER / PAGES[0], "len(plt.get_fignums())", PYTHONPATH=str(tmp_path)
-    ).check()
+    run = run_alone(CHAPTER / PAGES[0], "len(plt.get_fignums())", PYTHONPATH=str(tmp_path)).check()
     assert "The graphviz package is not installed: graphs are shown as text." in run.stdout
     assert "graphviz cannot draw here (the package is missing)." in run.stdout
     assert "return 10" in run.stdout
@@ -206,9 +204,7 @@ def test_timings_use_the_pytorch_timer_then_compperf(hybridize: Run) -> None:
     assert all(median > 0 for median in hybridize.probe["medians"])
     assert all(iqr >= 0 for iqr in hybridize.probe["iqrs"])
     stdout = hybridize.stdout
-    assert stdout.index("torch.utils.benchmark.utils.common.Measurement") < stdout.index(
-        "vs first"
-    )
+    assert stdout.index("torch.utils.benchmark.utils.common.Measurement") < stdout.index("vs first")
     assert "pays back after" in stdout
 
 
