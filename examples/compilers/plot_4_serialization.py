@@ -259,13 +259,13 @@ print(
 #
 # What the files need beyond that is a property of the formats:
 #
-# ========================  ================  ===============================
-# Format                    Needs your code   Needs Python to load
-# ========================  ================  ===============================
-# TorchScript ``.pt``       no                no: C++ loads it with LibTorch
-# ``torch.export`` ``.pt2`` no                yes, or AOTInductor for C++
-# ``state_dict``            yes               yes
-# ========================  ================  ===============================
+# ==========================  ===============  ================================
+# Format                      Needs your code  Needs Python to load
+# ==========================  ===============  ================================
+# TorchScript ``.pt``         no               no: C++ loads it with LibTorch
+# ``torch.export`` ``.pt2``   no               yes, or AOTInductor for C++
+# ``state_dict``              yes              yes
+# ==========================  ===============  ================================
 #
 # LibTorch's ``torch::jit::load`` reads TorchScript from C++. AOTInductor
 # (``torch._inductor.aoti_compile_and_package``) compiles an exported program

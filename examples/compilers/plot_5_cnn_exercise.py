@@ -102,8 +102,8 @@ for name, (model, shape) in models.items():
 # call of the compiled model at each batch size is timed on its own: that is
 # where compilation happens. The table below lists these one-off costs.
 #
-# What a process pays once is kept out of them: exporting the model to the
-# same perceptron warms up ``torch.export`` first, and a one-line function
+# What a process pays once is kept out of them: exporting a one-layer model
+# first warms up ``torch.export``, and a one-line function
 # compiled first pays for the imports and compile workers of the first
 # ``torch.compile``, as in the earlier pages. Inductor also keeps the code it
 # generates in a cache on disk: where an earlier page or run already compiled
@@ -425,15 +425,15 @@ print(
 )
 
 # %%
-# **2.** ReLU and max pooling are cheaper element-wise steps than the sigmoid
-# and average pooling; eager mode runs each as its own pass over memory, and
-# Inductor fuses them with their neighbours either way, so the difference
-# between the versions stays of the same kind. Build ``get_lenet`` with
-# ``nn.ReLU`` and ``nn.MaxPool2d`` and run this page again to measure it on
-# your machine.
+# **2.** What changes is the element-wise work between the convolutions and
+# the matrix products, which eager mode runs as separate passes over memory
+# and Inductor fuses. ReLU and max pooling cost less than the sigmoid and
+# average pooling, so there is less of that work to save, and the compiled
+# version's speed-up tends to shrink. Build ``get_lenet`` with ``nn.ReLU`` and
+# ``nn.MaxPool2d`` and run this page again to measure it on your machine.
 #
 # **3.** On a CPU the log shows the convolutions handed to a library
 # (``extern_kernels.convolution``) and C++ kernels whose names list what each
-# one fuses, such as ``cpp_fused_avg_pool2d_sigmoid``: the sigmoid after a
-# convolution and the pooling after it in one loop. On a GPU the same fusions
+# one fuses, such as ``cpp_fused_avg_pool2d_sigmoid_1``: the sigmoid after a
+# convolution and the average pooling after it in one loop. On a GPU the same fusions
 # appear as Triton kernels.
