@@ -33,7 +33,6 @@ try:  # optional: draws the graphs; the page prints them as text without it
     import graphviz
 except ImportError:
     graphviz = None
-    print("The graphviz package is not installed: graphs are shown as text.")
 
 MIN_RUN_TIME = 0.2  # seconds of timed calls per measurement
 # sphinx_gallery_start_ignore
@@ -197,7 +196,7 @@ graphs = {
 def draw(graphs):
     """PNG images of the graphs, or None with a note when graphviz cannot draw."""
     if graphviz is None:
-        print("graphviz cannot draw here (the package is missing).")
+        print("graphviz cannot draw here (the graphviz package is missing).")
         return None
     try:
         return [
