@@ -4,7 +4,13 @@ Hybridizing a Sequential model
 
 You run one multilayer perceptron four ways: eager mode, TorchScript (legacy),
 ``torch.compile`` and ``torch.export``. You check that all four compute the same
-output, and you measure what each costs per call and what it costs to compile.
+output, see which code the compiler generated, and measure what each version
+costs per call and what it costs to compile.
+
+To run this example yourself, install PyTorch, then ``pip install
+matplotlib``, and compperf as :ref:`run-yourself` explains. ``torch.compile``
+on a CPU also needs a C++ compiler (``g++`` or ``clang++``); without one the
+page says so and goes on with the other versions.
 """
 
 # %%
@@ -15,16 +21,25 @@ output, and you measure what each costs per call and what it costs to compile.
 # inference, so you switch off gradients for its parameters; the input is one
 # example, a batch of size 1.
 
-import os
+import re
+import time
+import warnings
 
 import matplotlib.pyplot as plt
 import torch
+import torch.utils.benchmark
 from torch import nn
 
 import compperf
 
-FAST = os.environ.get("COMPPERF_FAST") == "1"  # set by the tests only
-MIN_RUN_TIME = 0.02 if FAST else 0.2  # seconds of timed calls per measurement
+MIN_RUN_TIME = 0.2  # seconds of timed calls per measurement
+# sphinx_gallery_start_ignore
+# The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
+import os
+
+if os.environ.get("COMPPERF_FAST") == "1":
+    MIN_RUN_TIME = 0.02
+# sphinx_gallery_end_ignore
 
 device = compperf.try_gpu()
 print(compperf.environment(device))
@@ -46,91 +61,174 @@ x = torch.randn(1, 512, device=device)
 reference = net(x)
 print("eager output:", reference)
 
+
+def synchronize():
+    """Wait until the device has finished the work queued so far."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    elif device.type != "cpu":
+        torch.accelerator.synchronize(device)
+
+
 # %%
 # TorchScript: the legacy path, and its deprecation
 # -------------------------------------------------
 # ``torch.jit.script`` compiles the model's Python code into TorchScript, a
 # statically typed subset of Python that runs without the Python interpreter.
 # PyTorch now deprecates it in favour of ``torch.compile`` and ``torch.export``,
-# and says so with a ``DeprecationWarning``. You should see that warning: the
-# helper below records it and prints its message instead of letting it slip
-# into the log or hiding it. Any other warning passes through untouched.
+# and says so with a ``DeprecationWarning``. You should see that warning:
+# ``compperf.shown_warnings`` prints it instead of letting it slip into the log
+# or hiding it. Any other warning passes through untouched.
 
-
-def call_noting_jit_deprecation(fn, *args, **kwargs):
-    """Call fn; print the torch.jit deprecation warnings it raises."""
-    with compperf.shown_warnings(r"`torch\.jit\."):
-        return fn(*args, **kwargs)
-
-
-script_timer = compperf.Timer()
-scripted = call_noting_jit_deprecation(torch.jit.script, net)
-compperf.synchronize(device)
-script_seconds = script_timer.stop()
+start = time.perf_counter()
+with compperf.shown_warnings(r"`torch\.jit\."):
+    scripted = torch.jit.script(net)
+script_seconds = time.perf_counter() - start
 print(f"torch.jit.script took {script_seconds:.3f} s")
 torch.testing.assert_close(scripted(x), reference)
-print("TorchScript output matches eager mode")
+print("TorchScript output matches eager mode.", end="\n\n")
+
+# %%
+# What the first ``torch.compile`` of a process pays
+# --------------------------------------------------
+# The first time a Python process compiles anything, PyTorch imports its
+# compiler stack (Dynamo, Inductor and what they need) and starts the worker
+# processes that compile code. That cost belongs to the process, not to a
+# model: in the docs build, an earlier page may already have paid it. The cell
+# pays it on a one-line function, so that the model's first call below
+# measures the model's own compilation.
+#
+# Importing Inductor imports a PyTorch module that still uses the deprecated
+# ``torch.jit.script_method``, which warns once per process. The warning is
+# about PyTorch's own code, not yours, so the cell hides exactly that one.
+
+
+def prepare_compiler():
+    """Compile and run a tiny function; return the seconds it took."""
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", r"`torch\.jit\.script_method`", DeprecationWarning
+        )
+        torch.compile(lambda t: t + 1)(torch.zeros(1, device=device))
+    synchronize()
+    return time.perf_counter() - start
+
+
+try:
+    setup_seconds = prepare_compiler()
+except torch._dynamo.exc.BackendCompilerFailed as error:  # no C++ compiler
+    setup_seconds = None
+    print(
+        "torch.compile failed here, so the page continues without it: "
+        f"{type(error).__name__}: {str(error).splitlines()[0]}"
+    )
+else:
+    print(f"compiling a one-line function took {setup_seconds:.3f} s")
 
 # %%
 # torch.compile: capture with Dynamo, generate code with Inductor
 # ---------------------------------------------------------------
 # ``torch.compile`` returns at once; the work happens on the first call. Dynamo
-# captures the forward pass as a graph, and Inductor generates code for it: C++
-# on a CPU, which needs a working C++ compiler, or Triton kernels on a CUDA GPU.
+# captures the forward pass as a graph, and Inductor generates code for it.
 # Compiled code is cached on disk, so the first call takes much longer on a
-# fresh machine than on one that has compiled this model before. The line
-# ``torch.compile, first call`` gives the time on this build.
+# fresh machine than on one that has compiled this model before. The cell times
+# the first call by hand, with the PyTorch calls you would write yourself: a
+# clock read, and on a GPU ``torch.cuda.synchronize`` before the second read,
+# because the GPU may still be running the work that the call queued.
 #
-# Depending on what PyTorch has imported before, ``torch.compile`` itself may
-# raise a ``torch.jit.script_method`` deprecation warning: it comes from a
-# module inside PyTorch, not from your code. If the machine has no working C++
-# compiler, the cell prints why compilation failed and the page carries on
-# without the compiled model.
+# It also asks Inductor for the code it produced (``run_and_get_code`` is a
+# helper of PyTorch's own tests; ``TORCH_LOGS=output_code`` prints the same
+# code to the log). Look at the lines it lists: ``extern_kernels.addmm`` or
+# ``extern_kernels.mm`` are matrix products handed to a library (oneDNN or MKL
+# on a CPU, cuBLAS on a GPU). The other names are kernels that Inductor wrote.
+# On a CPU they are C++ loops parallelized with OpenMP, ``cpp_fused_relu_0``:
+# there ``addmm`` already adds the bias, so only the ReLU is left to generate.
+# On a CUDA GPU they are Triton kernels: Inductor calls ``mm`` without the bias
+# and fuses the bias and the ReLU into one kernel,
+# ``triton_poi_fused_addmm_relu_0``, one pass over memory instead of two.
 
-# Forget compiled graphs held in memory (Inductor's disk cache stays warm).
-torch.compiler.reset()
-compiled = call_noting_jit_deprecation(torch.compile, net)
-try:
-    with compperf.Benchmark(
-        "torch.compile, first call", device=device
-    ) as first_call:
-        compiled_output = compiled(x)
-except (
-    torch._dynamo.exc.BackendCompilerFailed
-) as error:  # e.g. no C++ compiler
-    print(
-        f"torch.compile failed here, so the page continues without it: "
-        f"{type(error).__name__}: {str(error).splitlines()[0]}"
-    )
-    compiled = None
-else:
+compiled = None
+if setup_seconds is not None:
+    from torch._inductor.utils import run_and_get_code
+
+    compiled = torch.compile(net)
+    start = time.perf_counter()
+    compiled_output, (generated,) = run_and_get_code(compiled, x)
+    synchronize()
+    first_call_seconds = time.perf_counter() - start
+    print(f"torch.compile, first call: {first_call_seconds:.3f} s")
     torch.testing.assert_close(compiled_output, reference)
-    print("torch.compile output matches eager mode")
+    print("torch.compile output matches eager mode.", end="\n\n")
+
+# %%
+# The calls in Inductor's generated ``call`` function, in order:
+
+LAUNCH = (
+    r"^\s+(extern_kernels\.\w+|cpp_fused_\w+|triton_\w+)"
+    r"(?=\(|\.run\()"
+)
+
+
+def launches(code):
+    """The library calls and generated kernels that a wrapper runs."""
+    return [m.group(1) for m in re.finditer(LAUNCH, code, re.MULTILINE)]
+
+
+if compiled is not None:
+    calls = launches(generated)
+    for name in calls:
+        kind = "library" if name.startswith("extern") else "generated"
+        print(f"  {kind:<10} {name}")
+    library = sum(name.startswith("extern_kernels.") for name in calls)
+    language = "Triton" if device.type == "cuda" else "C++"
+    print(
+        f"Inductor generated {len(calls) - library} {language} kernel(s) and "
+        f"left {library} matrix product(s) to a library.",
+        end="\n\n",
+    )
 
 # %%
 # CUDA graphs: ``mode="reduce-overhead"``
 # ---------------------------------------
-# On a CUDA GPU, ``mode="reduce-overhead"`` records the compiled kernels once as a
-# CUDA graph and then replays the whole graph with a single launch. That saves
-# the launch cost of each kernel, which can dominate for a model as small as
-# this one. On other devices there is no CUDA graph to record: PyTorch skips
-# that step and the mode compiles the same code as the default one. This cell
-# then says so instead of spending a second compilation on it.
+# On a CUDA GPU, a batch of one example is little work for each kernel, and the
+# time the CPU needs to launch a kernel can exceed the time the kernel runs.
+# ``mode="reduce-overhead"`` removes most of that cost with CUDA graphs: the GPU
+# records the kernels once and then replays the whole sequence with one launch.
+# The cell times three calls, which do different things:
+#
+# 1. The first call compiles and runs the code without recording: a warm-up,
+#    so that one-off allocations stay out of the graph.
+# 2. The second call records the CUDA graph (and runs it).
+# 3. Later calls replay it. A graph replays fixed memory addresses: the
+#    weights stay where they are, and each input is copied into the graph's
+#    own input buffer first. The output also lives in the graph's memory, and
+#    the next replay overwrites it, so the cell clones it before comparing.
+#
+# A new input shape means a new recording. On other devices there is no CUDA
+# graph to record, and the cell says so instead of compiling a second time.
 
 reduce_overhead = None
 if device.type == "cuda" and compiled is not None:
     reduce_overhead = torch.compile(net, mode="reduce-overhead")
-    with compperf.Benchmark("reduce-overhead, first call", device=device):
-        reduce_overhead(x)
-    # A CUDA graph reuses its output buffer: clone before the next replay overwrites it.
-    torch.testing.assert_close(reduce_overhead(x).clone(), reference)
-    print("reduce-overhead output matches eager mode")
+    for step in ("compile and warm up", "record", "replay"):
+        start = time.perf_counter()
+        output = reduce_overhead(x)
+        torch.cuda.synchronize(device)
+        print(f"reduce-overhead, {step}: {time.perf_counter() - start:.4f} s")
+    torch.testing.assert_close(output.clone(), reference)
+    print("reduce-overhead output matches eager mode.", end="\n\n")
 elif device.type != "cuda":
     print(
-        f"mode='reduce-overhead' skipped: CUDA graphs need CUDA, this page runs on {device}"
+        "mode='reduce-overhead' skipped: CUDA graphs need CUDA, "
+        f"this page runs on {device.type}.",
+        end="\n\n",
     )
 else:
-    print("mode='reduce-overhead' skipped: torch.compile failed above")
+    print(
+        "mode='reduce-overhead' skipped: torch.compile failed above.",
+        end="\n\n",
+    )
 
 # %%
 # torch.export: one whole graph, ready to save
@@ -143,20 +241,38 @@ else:
 # still fit the shapes the program was exported for. Exporting needs no C++
 # compiler.
 
-with compperf.Benchmark("torch.export.export", device=device) as export_time:
-    exported = torch.export.export(net, (x,))
+start = time.perf_counter()
+exported = torch.export.export(net, (x,))
+export_seconds = time.perf_counter() - start
+print(f"torch.export.export took {export_seconds:.3f} s")
 print(exported.graph)
 exported_module = exported.module()
 torch.testing.assert_close(exported_module(x), reference)
-print("torch.export output matches eager mode")
+print("torch.export output matches eager mode.", end="\n\n")
 
 # %%
-# Time per call
-# -------------
-# ``compperf.measure`` calls each version after a warm-up call, in blocks long
-# enough to hide the clock's overhead, and reports the median time per call and
-# the spread between blocks (IQR). The ``vs first`` column compares each
-# version with eager mode on this machine.
+# Time per call, the PyTorch way
+# ------------------------------
+# ``torch.utils.benchmark.Timer`` is PyTorch's tool for timing small pieces of
+# code: it runs the statement in blocks long enough to hide the clock's
+# overhead and synchronizes the current accelerator (a GPU) at each clock
+# read. Here it times eager mode; read its median.
+
+timer = torch.utils.benchmark.Timer(
+    stmt="net(x)",
+    globals={"net": net, "x": x},
+    num_threads=torch.get_num_threads(),
+    description="eager",
+)
+print(timer.blocked_autorange(min_run_time=MIN_RUN_TIME))
+
+# %%
+# The same for every version, with compperf
+# -----------------------------------------
+# ``compperf.measure`` calls ``torch.utils.benchmark.Timer`` for you, on any
+# device: it makes a warm-up call, adds blocks until their spread (IQR) is
+# small, and reports the median and the IQR. The ``vs first`` column compares
+# each version with eager mode on this machine.
 
 versions = {"eager": net, "torch.jit.script": scripted}
 if compiled is not None:
@@ -211,12 +327,13 @@ plt.show()
 eager_time = timings[0].median
 one_off = {
     "torch.jit.script": script_seconds,
-    "torch.export": export_time.elapsed,
+    "torch.export": export_seconds,
 }
 if compiled is not None:
-    one_off["torch.compile"] = first_call.elapsed
+    one_off["torch.compile"] = first_call_seconds
 print(
-    f"{'version':<18}{'time vs eager':>15}{'one-off cost':>14}{'pays back after':>18}"
+    f"{'version':<18}{'time vs eager':>15}{'one-off cost':>14}"
+    f"{'pays back after':>18}"
 )
 for m in timings[1:]:
     cost = one_off.get(m.description)
@@ -225,5 +342,71 @@ for m in timings[1:]:
     saved = eager_time - m.median
     pays_back = f"{cost / saved:,.0f} calls" if saved > 0 else "never"
     print(
-        f"{m.description:<18}{m.median / eager_time:>14.3g}x{cost:>12.3f} s{pays_back:>18}"
+        f"{m.description:<18}{m.median / eager_time:>14.3g}x"
+        f"{cost:>12.3f} s{pays_back:>18}"
     )
+
+# %%
+# Summary
+# -------
+# * ``torch.compile`` captures the forward pass with Dynamo and generates code
+#   with Inductor on the first call: C++ with OpenMP on a CPU, Triton kernels
+#   on a GPU, around library calls for the matrix products.
+# * The first compilation in a process also pays for imports and worker
+#   start-up; time it apart from the model.
+# * ``mode="reduce-overhead"`` records CUDA graphs on a GPU: a warm-up call, a
+#   recording call, then replays with one launch each.
+# * ``torch.export`` gives one whole graph without Python, ready to save;
+#   TorchScript is deprecated.
+# * Time with ``torch.utils.benchmark.Timer`` (or ``compperf.measure``), and
+#   compare a one-off cost with what each call saves.
+#
+# Exercises
+# ---------
+# 1. Hybridize another model from an earlier chapter. What changes?
+# 2. Print a tensor's value inside ``forward`` (``print(h.sum().item())``) or
+#    branch on it (``if h.sum() > 0:``), then run the model through
+#    ``torch.compile`` and ``torch.export``. What does each one do?
+# 3. Why does the break-even table say "never" for a version that compiled
+#    without error?
+#
+# Answers
+# -------
+# **1.** The next pages do it: "When compilation pays" sweeps the batch size,
+# and "Hybridizing another model: a small CNN" runs LeNet through the same
+# steps as this page.
+#
+# **2.** ``torch._dynamo.explain`` runs Dynamo alone, without generating code,
+# and reports the graphs it captured. At the branch Dynamo cannot know the
+# value of ``h.sum() > 0``, so it ends the graph there (a graph break), lets
+# Python take the branch and captures what follows as a second graph.
+# ``torch.export`` allows no break: exporting ``Branchy`` stops with an error
+# (``GuardOnDataDependentSymNode``); ``torch.cond`` expresses such a branch
+# inside one graph.
+
+
+class Branchy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first, self.second = nn.Linear(512, 256), nn.Linear(256, 2)
+
+    def forward(self, x):
+        h = torch.relu(self.first(x))
+        if h.sum() > 0:  # depends on the data
+            return self.second(h)
+        return self.second(-h)
+
+
+branchy = Branchy().to(device).requires_grad_(False)
+explanation = torch._dynamo.explain(branchy)(x)
+print(
+    f"Dynamo captured {explanation.graph_count} graphs with "
+    f"{explanation.graph_break_count} graph break(s).",
+    end="\n\n",
+)
+
+# %%
+# **3.** Because the compiled version is not faster per call at this batch
+# size: the fixed cost of a call (guards, the Python around the generated
+# code, on a GPU the launches) is as large as what the generated code saves.
+# With nothing saved per call, no number of calls repays the compilation.

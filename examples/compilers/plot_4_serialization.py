@@ -4,7 +4,11 @@ Saving a model and loading it elsewhere
 
 You save one model three ways: as TorchScript, as a ``torch.export`` program and
 as a ``state_dict``. Then you load each file in a fresh Python process and see
-what each format needs there: your model's code, Python at all, and how long.
+what each format needs there: your model's code, Python at all, the device
+it was saved on, and how long.
+
+To run this example yourself, install PyTorch, then ``pip install
+matplotlib``, and compperf as :ref:`run-yourself` explains.
 """
 
 # %%
@@ -23,11 +27,11 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import warnings
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import torch
+from torch.export.passes import move_to_device_pass
 
 import compperf
 
@@ -76,28 +80,36 @@ torch.save(x.cpu(), folder / "input.pt")
 # * **state_dict** (``torch.save(net.state_dict())``) stores only the weights,
 #   by name. Whoever loads them must build the model from its code first.
 
-_TORCH_JIT_DEPRECATION = r"`torch\.jit\."
-
-with warnings.catch_warnings(record=True) as caught:
-    warnings.filterwarnings(
-        "always", _TORCH_JIT_DEPRECATION, DeprecationWarning
-    )
+with compperf.shown_warnings(r"`torch\.jit\."):
     torch.jit.save(torch.jit.script(net), folder / "mlp.pt")
-shown = set()
-for warning in caught:
-    if warning.category is DeprecationWarning and "torch.jit" in str(
-        warning.message
-    ):
-        if str(warning.message) not in shown:
-            print(f"DeprecationWarning caught: {warning.message}")
-        shown.add(str(warning.message))
-    else:  # not ours to handle: pass it on
-        warnings.warn_explicit(
-            warning.message, warning.category, warning.filename, warning.lineno
-        )
-
-torch.export.save(torch.export.export(net, (x,)), folder / "mlp.pt2")
+exported = torch.export.export(net, (x,))
 torch.save(net.state_dict(), folder / "mlp_state_dict.pt")
+
+# %%
+# A ``.pt2`` remembers the device
+# -------------------------------
+# Every file stores each tensor together with its device. TorchScript and
+# ``torch.load`` take ``map_location`` to put the tensors elsewhere when they
+# load. ``torch.export.load`` has no such argument: it puts each weight back
+# on the device it was saved from, so a program exported from a model on a GPU
+# needs a GPU to load. The graph may also name a device itself, for a tensor
+# it creates. ``torch.export.passes.move_to_device_pass`` moves the weights,
+# the example inputs and those devices in the graph; the cell moves the
+# program to the CPU before saving it, so that it loads on any machine. (A
+# program compiled ahead of time with AOTInductor is different: its kernels
+# were generated for one kind of device, and another device needs a new
+# compilation.)
+
+
+def devices(program):
+    """The devices of an exported program's weights, as a sorted list."""
+    return sorted({str(t.device) for t in program.state_dict.values()})
+
+
+print(f"weights of the exported program before the move: {devices(exported)}")
+exported = move_to_device_pass(exported, "cpu")
+print(f"weights of the exported program after the move: {devices(exported)}")
+torch.export.save(exported, folder / "mlp.pt2")
 
 # %%
 # What is on disk
@@ -143,8 +155,10 @@ print(
 # * TorchScript carries its code. ``map_location="cpu"`` moves every tensor to
 #   the CPU, so a model saved on a GPU loads on a machine without one.
 # * An exported program carries its graph; ``.module()`` makes it callable.
+#   Its weights load on the device they were saved from, here the CPU.
 # * A ``state_dict`` carries names and tensors only; you need ``MLP`` to build
-#   the model before you can fill it.
+#   the model before you can fill it. ``map_location`` works as for
+#   TorchScript.
 
 LOADERS = {
     "TorchScript": 'model = torch.jit.load(path, map_location="cpu")',
@@ -227,7 +241,10 @@ for kind, report in reports.items():
     torch.testing.assert_close(report["output"], reference.cpu())
     for message in report["deprecations"]:
         print(f"{kind} loader, DeprecationWarning caught: {message}")
-print("every fresh process computed the same output as the original model")
+print(
+    "Every fresh process computed the same output as the original model.",
+    end="\n\n",
+)
 
 # %%
 # What each format needs
@@ -242,22 +259,17 @@ print("every fresh process computed the same output as the original model")
 #
 # What the files need beyond that is a property of the formats:
 #
-# .. list-table::
-#    :header-rows: 1
+# ==========================  ===============  ================================
+# Format                      Needs your code  Needs Python to load
+# ==========================  ===============  ================================
+# TorchScript ``.pt``         no               no: C++ loads it with LibTorch
+# ``torch.export`` ``.pt2``   no               yes, or AOTInductor for C++
+# ``state_dict``              yes              yes
+# ==========================  ===============  ================================
 #
-#    * - Format
-#      - Needs the model's Python code
-#      - Needs Python
-#    * - TorchScript ``.pt``
-#      - No
-#      - No: C++ programs load it with ``torch::jit::load`` from LibTorch
-#    * - ``torch.export`` ``.pt2``
-#      - No
-#      - Yes for ``torch.export.load``; AOTInductor can compile the program
-#        into a package that C++ runs without Python
-#    * - ``state_dict``
-#      - Yes, to build the model before loading the weights
-#      - Yes
+# LibTorch's ``torch::jit::load`` reads TorchScript from C++. AOTInductor
+# (``torch._inductor.aoti_compile_and_package``) compiles an exported program
+# into a package that C++ runs without Python.
 
 print(
     f"{'format':<13}{'size':>11}{'imported mlp_model':>20}{'ran on':>8}{'load':>10}{'process':>10}"
@@ -306,3 +318,53 @@ plt.show()
 # refuses it unless you pass ``weights_only=False`` and trust the file.
 
 workdir.cleanup()
+
+# %%
+# Summary
+# -------
+# * TorchScript files carry code and weights and load without Python, but
+#   ``torch.jit`` is deprecated.
+# * A ``.pt2`` from ``torch.export`` carries a graph and its weights; the
+#   weights load on the device they were saved from, so move the program
+#   with ``move_to_device_pass`` before you save it for another device.
+# * A ``state_dict`` carries weights only: the loading side needs your code.
+# * Most of every file is weights; a ``.pt2`` also keeps its example input.
+#
+# Exercises
+# ---------
+# 1. Call the exported program with a batch of 8 examples. What happens, and
+#    how do you export a program that accepts any batch size?
+# 2. Move an exported program to another device. On a machine without a GPU,
+#    try PyTorch's ``meta`` device, which keeps shapes but no data.
+# 3. Why does ``torch.load`` refuse a pickled module unless you pass
+#    ``weights_only=False``?
+#
+# Answers
+# -------
+# **1.** The program was exported with a batch of 4, so its batch dimension
+# is fixed: ``.module()`` checks the input and raises. Declare the dimension
+# dynamic with ``dynamic_shapes`` and one program accepts every batch size.
+
+batch_of_8 = torch.randn(8, 512, device=device)
+try:
+    exported.module()(batch_of_8.cpu())  # the saved program is on the CPU
+except (AssertionError, RuntimeError, ValueError) as error:
+    print(f"{type(error).__name__}: {str(error).splitlines()[0]}")
+dynamic = torch.export.export(
+    net, (x,), dynamic_shapes=({0: torch.export.Dim("batch")},)
+)
+output = dynamic.module()(batch_of_8)
+print(f"With a dynamic batch, 8 examples give {output.shape[0]} outputs.")
+
+# %%
+# **2.** ``move_to_device_pass`` works on any program; on the ``meta`` device
+# the weights keep their shapes but hold no data.
+
+on_meta = move_to_device_pass(torch.export.export(net, (x,)), "meta")
+print(f"weights of the moved program: {devices(on_meta)}")
+
+# %%
+# **3.** Unpickling can run arbitrary code, and a pickled module names
+# classes to import. ``weights_only=True``, the default, loads only tensors
+# and plain containers; a whole module needs the full unpickler, which you
+# should use only on files you trust.

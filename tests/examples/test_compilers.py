@@ -1,90 +1,48 @@
-"""Run each example of the "Compilers and interpreters" chapter and check what its page claims."""
+"""Check what each page of the "Compilers and interpreters" chapter claims.
+
+The examples run through the shared harness (``harness.py``): alone, in a fresh process
+with the tests' settings. Generic checks (provenance, Summary and Exercises, no visible
+test switch, same claims alone and in gallery order) live in ``test_examples.py``.
+"""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from harness import EXAMPLES, Run, examples, run_alone
 
-CHAPTER = Path(__file__).resolve().parents[2] / "examples" / "compilers"
-_MARKER = "@@probe@@"
-
-# Runs an example as __main__ (as `python plot_x.py` would), then evaluates a probe
-# expression in the example's namespace and prints its value as JSON on one line.
-_HARNESS = f"""
-import json, runpy, sys
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-namespace = runpy.run_path(sys.argv[1], run_name="__main__")
-namespace["plt"] = plt
-print({_MARKER!r} + json.dumps(eval(sys.argv[2], namespace), default=str))
-"""
+CHAPTER = EXAMPLES / "compilers"
+PAGES = (
+    "plot_1_imperative_symbolic.py",
+    "plot_2_hybridize_mlp.py",
+    "plot_3_when_compilation_pays.py",
+    "plot_4_serialization.py",
+    "plot_5_cnn_exercise.py",
+)
 
 
-class Run:
-    """The result of running one example: its output and the probe's value."""
-
-    def __init__(self, completed: subprocess.CompletedProcess[str]) -> None:
-        self.returncode = completed.returncode
-        self.stderr = completed.stderr
-        lines = completed.stdout.splitlines()
-        probes = [line for line in lines if line.startswith(_MARKER)]
-        self.probe = json.loads(probes[-1].removeprefix(_MARKER)) if probes else None
-        self.stdout = "\n".join(line for line in lines if not line.startswith(_MARKER))
-
-    def check(self) -> Run:
-        assert self.returncode == 0, f"example failed:\n{self.stdout}\n{self.stderr}"
-        # Every DeprecationWarning is an error in the run (see run_example); none may be
-        # printed either, by the example or by a process it starts.
-        assert "DeprecationWarning:" not in self.stderr, self.stderr
-        return self
+def _has_cxx() -> bool:
+    return shutil.which(os.environ.get("CXX", "g++")) is not None
 
 
-def run_example(name: str, probe: str = "None", **env: str) -> Run:
-    """Run examples/compilers/<name> in a fresh process with the tests' fast settings.
-
-    PYTHONWARNINGS turns every DeprecationWarning into an error, in the example and in
-    the processes it starts, so a deprecation the example does not handle fails it.
-    """
-    environ = {
-        **os.environ,
-        "COMPPERF_FAST": "1",
-        "MPLBACKEND": "Agg",
-        "PYTHONWARNINGS": "error::DeprecationWarning",
-        **env,
-    }
-    completed = subprocess.run(
-        [sys.executable, "-c", _HARNESS, str(CHAPTER / name), probe],
-        capture_output=True,
-        text=True,
-        env=environ,
-        check=False,
-        timeout=600,
-    )
-    return Run(completed)
+def test_every_page_of_this_file_is_in_the_chapter() -> None:
+    names = [path.name for path in examples("compilers")]
+    assert set(PAGES) <= set(names)
+    assert names[: len(PAGES)] == list(PAGES), "gallery order starts with these pages"
+    header = (CHAPTER / "GALLERY_HEADER.rst").read_text(encoding="utf-8")
+    assert header.startswith("Compilers and interpreters\n")
 
 
-def test_every_example_is_tested() -> None:
-    tested = {
-        "plot_1_imperative_symbolic.py",
-        "plot_2_hybridize_mlp.py",
-        "plot_3_when_compilation_pays.py",
-        "plot_4_serialization.py",
-        "plot_5_cnn_exercise.py",
-    }
-    assert {path.name for path in CHAPTER.glob("plot_*.py")} == tested
-    assert (
-        (CHAPTER / "GALLERY_HEADER.rst")
-        .read_text(encoding="utf-8")
-        .startswith("Compilers and interpreters\n")
-    )
+@pytest.mark.parametrize("name", PAGES)
+def test_page_says_what_to_install(name: str) -> None:
+    source = (CHAPTER / name).read_text(encoding="utf-8")
+    docstring = source.split('"""')[1]
+    assert "To run this example yourself" in docstring
+    assert "pip install" in docstring
 
 
 # --- Imperative and symbolic programs -------------------------------------------------
@@ -92,12 +50,18 @@ def test_every_example_is_tested() -> None:
 _FX_PROBE = """{
     name: [[node.op, str(node.target), [str(a) for a in node.args]] for node in gm.graph.nodes]
     for name, gm in graphs.items()
-} | {"figures": len(plt.get_fignums()), "results": results}"""
+} | {
+    "figures": len(plt.get_fignums()),
+    "results": results,
+    "cd_fixed": cd_fixed(1, 2, 3, 4),
+    "cd_fixed_code": cd_fixed.code,
+    "timed": [m.description for m in timings],
+}"""
 
 
 @pytest.fixture(scope="module")
 def imperative_symbolic() -> Run:
-    return run_example("plot_1_imperative_symbolic.py", _FX_PROBE).check()
+    return run_alone(CHAPTER / PAGES[0], _FX_PROBE).check()
 
 
 def test_all_styles_compute_ten(imperative_symbolic: Run) -> None:
@@ -125,18 +89,44 @@ def test_fixed_inputs_are_folded(imperative_symbolic: Run) -> None:
     assert whole[-1][2] == ["10"], "the whole function should fold to the value 10"
 
 
+def test_answers_run(imperative_symbolic: Run) -> None:
+    assert imperative_symbolic.probe["cd_fixed"] == 10
+    assert "+ 7" in imperative_symbolic.probe["cd_fixed_code"], "c + d should fold into 7"
+    assert "TraceError: symbolically traced variables cannot be used as inputs to control" in (
+        imperative_symbolic.stdout
+    )
+
+
+def test_timing_shows_the_pytorch_timer_then_compperf(imperative_symbolic: Run) -> None:
+    stdout = imperative_symbolic.stdout
+    assert "torch.utils.benchmark.utils.common.Measurement" in stdout
+    assert stdout.index("Median") < stdout.index("vs first")
+    assert imperative_symbolic.probe["timed"] == ["imperative", "FX GraphModule"]
+
+
 def test_graph_is_drawn_or_shown_as_text(imperative_symbolic: Run) -> None:
     if shutil.which("dot"):
         assert imperative_symbolic.probe["figures"] == 1
     else:
-        assert "graphviz cannot draw here" in imperative_symbolic.stdout
+        assert "graphviz cannot draw here (its dot program is missing)." in (
+            imperative_symbolic.stdout
+        )
         assert imperative_symbolic.probe["figures"] == 0
 
 
-def test_without_graphviz_the_graphs_are_printed_as_text(tmp_path: Path) -> None:
-    run = run_example("plot_1_imperative_symbolic.py", "len(plt.get_fignums())", PATH=str(tmp_path))
-    run.check()
-    assert "graphviz cannot draw here" in run.stdout
+def test_without_dot_the_graphs_are_printed_as_text(tmp_path: Path) -> None:
+    run = run_alone(CHAPTER / PAGES[0], "len(plt.get_fignums())", PATH=str(tmp_path)).check()
+    assert "graphviz cannot draw here (its dot program is missing)." in run.stdout
+    assert "return 10" in run.stdout
+    assert run.probe == 0
+
+
+def test_without_the_graphviz_package_the_page_goes_on(tmp_path: Path) -> None:
+    # A module named graphviz that fails to import stands in for a missing package.
+    (tmp_path / "graphviz.py").write_text("raise ImportError('no graphviz here')\n")
+    run = run_alone(CHAPTER / PAGES[0], "len(plt.get_fignums())", PYTHONPATH=str(tmp_path)).check()
+    assert run.stdout.startswith("Measured on ")
+    assert "graphviz cannot draw here (the graphviz package is missing)." in run.stdout
     assert "return 10" in run.stdout
     assert run.probe == 0
 
@@ -149,25 +139,60 @@ _HYBRID_PROBE = """{
     "iqrs": [m.iqr for m in timings],
     "device": str(device),
     "exported_ops": [str(n.target) for n in exported.graph.nodes if n.op == "call_function"],
+    "launches": launches(generated) if compiled is not None else None,
+    "graphs": explanation.graph_count,
+    "breaks": explanation.graph_break_count,
 }"""
 
 
 @pytest.fixture(scope="module")
 def hybridize() -> Run:
-    return run_example("plot_2_hybridize_mlp.py", _HYBRID_PROBE).check()
+    return run_alone(CHAPTER / PAGES[1], _HYBRID_PROBE).check()
 
 
 def test_torchscript_deprecation_is_shown(hybridize: Run) -> None:
     assert "DeprecationWarning caught: `torch.jit.script` is deprecated" in hybridize.stdout
+    # PyTorch's own import-time warning is hidden on purpose, alone as in gallery order.
+    assert "script_method" not in hybridize.stdout
 
 
 def test_every_version_matches_eager(hybridize: Run) -> None:
     for version in ("TorchScript", "torch.export"):
-        assert f"{version} output matches eager mode" in hybridize.stdout
-    if shutil.which(os.environ.get("CXX", "g++")):
-        assert "torch.compile output matches eager mode" in hybridize.stdout
+        assert f"{version} output matches eager mode." in hybridize.stdout
+    if _has_cxx():
+        assert "torch.compile output matches eager mode." in hybridize.stdout
         assert "torch.compile" in hybridize.probe["versions"]
     assert hybridize.probe["versions"][0] == "eager"
+
+
+def test_process_setup_is_timed_apart_from_the_model(hybridize: Run) -> None:
+    if not _has_cxx():
+        pytest.skip("torch.compile does not work on this machine")
+    stdout = hybridize.stdout
+    assert stdout.index("compiling a one-line function took") < stdout.index(
+        "torch.compile, first call:"
+    )
+
+
+def test_inductor_code_is_listed(hybridize: Run) -> None:
+    if not _has_cxx():
+        pytest.skip("torch.compile does not work on this machine")
+    launches = hybridize.probe["launches"]
+    if hybridize.probe["device"] == "cpu":
+        # addmm adds the bias; Inductor writes a C++ kernel for each ReLU.
+        assert launches == [
+            "extern_kernels.addmm",
+            "cpp_fused_relu_0",
+            "extern_kernels.addmm",
+            "cpp_fused_relu_1",
+            "extern_kernels.addmm",
+        ]
+        assert (
+            "Inductor generated 2 C++ kernel(s) and left 3 matrix product(s) to a library."
+            in hybridize.stdout
+        )
+    else:
+        assert any(name.startswith("triton_") for name in launches)
 
 
 def test_exported_graph_is_three_linear_and_two_relu(hybridize: Run) -> None:
@@ -175,30 +200,38 @@ def test_exported_graph_is_three_linear_and_two_relu(hybridize: Run) -> None:
     assert hybridize.probe["exported_ops"] == [linear, relu, linear, relu, linear]
 
 
-def test_timings_are_positive(hybridize: Run) -> None:
+def test_timings_use_the_pytorch_timer_then_compperf(hybridize: Run) -> None:
     assert all(median > 0 for median in hybridize.probe["medians"])
     assert all(iqr >= 0 for iqr in hybridize.probe["iqrs"])
-    assert "torch.compile, first call: " in hybridize.stdout
-    assert "pays back after" in hybridize.stdout
+    stdout = hybridize.stdout
+    assert stdout.index("torch.utils.benchmark.utils.common.Measurement") < stdout.index("vs first")
+    assert "pays back after" in stdout
 
 
 def test_reduce_overhead_explained_without_cuda(hybridize: Run) -> None:
     if hybridize.probe["device"].startswith("cuda"):
-        assert "reduce-overhead output matches eager mode" in hybridize.stdout
+        for step in ("compile and warm up", "record", "replay"):
+            assert f"reduce-overhead, {step}:" in hybridize.stdout
+        assert "reduce-overhead output matches eager mode." in hybridize.stdout
     else:
         assert "mode='reduce-overhead' skipped: CUDA graphs need CUDA" in hybridize.stdout
 
 
+def test_graph_break_answer(hybridize: Run) -> None:
+    assert (hybridize.probe["graphs"], hybridize.probe["breaks"]) == (2, 1)
+    assert "Dynamo captured 2 graphs with 1 graph break(s)." in hybridize.stdout
+
+
 def test_without_a_cxx_compiler_the_page_degrades(tmp_path: Path) -> None:
     # A fresh TMPDIR means a cold inductor cache, so Inductor must call the compiler.
-    run = run_example(
-        "plot_2_hybridize_mlp.py",
+    run = run_alone(
+        CHAPTER / PAGES[1],
         "list(versions)",
         CXX=str(tmp_path / "no-such-g++"),
         TMPDIR=str(tmp_path),
     ).check()
     assert "torch.compile failed here, so the page continues without it" in run.stdout
-    assert "torch.export output matches eager mode" in run.stdout
+    assert "torch.export output matches eager mode." in run.stdout
     assert run.probe == ["eager", "torch.jit.script", "torch.export"]
 
 
@@ -207,7 +240,8 @@ def test_without_a_cxx_compiler_the_page_degrades(tmp_path: Path) -> None:
 _PAYS_PROBE = """{
     "batch_sizes": BATCH_SIZES,
     "timings": {name: [m.median for m in ms] for name, ms in timings.items()},
-    "graphs": int(torch._dynamo.utils.counters["stats"]["unique_graphs"]),
+    "graphs": graphs if compiled is not None else None,
+    "graph_counts": graph_counts,
     "crossover": [
         crossover([1, 10, 100], [2.0, 0.5, 0.25]),
         crossover([1, 10, 100], [0.5, 0.5, 0.5]),
@@ -220,7 +254,7 @@ _PAYS_PROBE = """{
 
 @pytest.fixture(scope="module")
 def pays() -> Run:
-    return run_example("plot_3_when_compilation_pays.py", _PAYS_PROBE).check()
+    return run_alone(CHAPTER / PAGES[2], _PAYS_PROBE).check()
 
 
 def test_sweep_covers_every_batch_size(pays: Run) -> None:
@@ -235,9 +269,20 @@ def test_sweep_covers_every_batch_size(pays: Run) -> None:
 def test_one_dynamic_compilation_serves_several_sizes(pays: Run) -> None:
     if "torch.compile" not in pays.probe["timings"]:
         pytest.skip("torch.compile does not work on this machine")
-    assert "torch.compile output matches eager mode at every batch size" in pays.stdout
-    assert 1 <= pays.probe["graphs"] < len(pays.probe["batch_sizes"])
-    assert f"Dynamo compiled {pays.probe['graphs']} graph(s)" in pays.stdout
+    assert "torch.compile output matches eager mode at every batch size." in pays.stdout
+    # Batch size 1 is specialized; every other size shares one dynamic graph.
+    assert pays.probe["graphs"] == 2
+    sizes = len(pays.probe["batch_sizes"])
+    assert f"Dynamo compiled 2 graph(s) for {sizes} batch sizes," in pays.stdout
+
+
+def test_graph_counts_answer(pays: Run) -> None:
+    sizes = len(pays.probe["batch_sizes"])
+    assert pays.probe["graph_counts"] == {
+        "dynamic=True": 2,
+        "dynamic=None": 2,
+        "dynamic=False": sizes,
+    }
 
 
 def test_crossover_is_found_where_the_ratio_drops_below_one(pays: Run) -> None:
@@ -266,16 +311,20 @@ _SERIALIZATION_PROBE = """{
     kind: {key: value for key, value in report.items() if key != "output"}
     | {"same_output": bool(torch.allclose(report["output"], reference.cpu()))}
     for kind, report in reports.items()
-} | {"folder_removed": not folder.exists()}"""
+} | {
+    "folder_removed": not folder.exists(),
+    "saved_devices": devices(exported),
+    "moved": devices(on_meta),
+}"""
 
 
 @pytest.fixture(scope="module")
 def serialization() -> Run:
-    return run_example("plot_4_serialization.py", _SERIALIZATION_PROBE).check()
+    return run_alone(CHAPTER / PAGES[3], _SERIALIZATION_PROBE).check()
 
 
 def test_round_trips_give_the_same_output(serialization: Run) -> None:
-    assert "every fresh process computed the same output as the original model" in (
+    assert "Every fresh process computed the same output as the original model." in (
         serialization.stdout
     )
     for kind in ("TorchScript", "torch.export", "state_dict"):
@@ -299,6 +348,18 @@ def test_torchscript_loads_on_the_cpu_with_its_deprecation_shown(serialization: 
     assert "DeprecationWarning caught: `torch.jit.save` is deprecated" in serialization.stdout
 
 
+def test_the_pt2_is_saved_for_the_cpu(serialization: Run) -> None:
+    assert serialization.probe["saved_devices"] == ["cpu"]
+    assert serialization.probe["torch.export"]["device"] == "cpu"
+    assert "weights of the exported program after the move: ['cpu']" in serialization.stdout
+    assert serialization.probe["moved"] == ["meta"]
+
+
+def test_static_and_dynamic_batch_answer(serialization: Run) -> None:
+    assert "AssertionError: Guard failed: x.size()[0] == 4" in serialization.stdout
+    assert "With a dynamic batch, 8 examples give 8 outputs." in serialization.stdout
+
+
 def test_files_are_listed_with_sizes(serialization: Run) -> None:
     sizes = {}
     for line in serialization.stdout.splitlines():
@@ -314,19 +375,25 @@ def test_files_are_listed_with_sizes(serialization: Run) -> None:
     assert serialization.probe["folder_removed"]
 
 
-# --- The CNN exercise ----------------------------------------------------------------------
+def test_no_rest_list_table_left(serialization: Run) -> None:
+    source = (CHAPTER / PAGES[3]).read_text(encoding="utf-8")
+    assert "list-table" not in source
+
+
+# --- Hybridizing another model: the CNN ---------------------------------------------------
 
 _CNN_PROBE = """{
     "variants": {name: list(versions) for name, versions in variants.items()},
     "sizes": sizes,
     "timings": {f"{name} {size}": [m.median for m in ms] for (name, size), ms in timings.items()},
     "figures": len(plt.get_fignums()),
+    "positions": positions.numel(),
 }"""
 
 
 @pytest.fixture(scope="module")
 def cnn() -> Run:
-    return run_example("plot_5_cnn_exercise.py", _CNN_PROBE).check()
+    return run_alone(CHAPTER / PAGES[4], _CNN_PROBE).check()
 
 
 def test_cnn_versions_agree_with_eager(cnn: Run) -> None:
@@ -334,6 +401,14 @@ def test_cnn_versions_agree_with_eager(cnn: Run) -> None:
     for versions in cnn.probe["variants"].values():
         assert versions[:3] == ["eager", "torch.jit.script", "torch.export"]
     assert set(cnn.probe["variants"]) == {"MLP", "LeNet"}
+    assert "script_method" not in cnn.stdout
+
+
+def test_cnn_process_setup_comes_first(cnn: Run) -> None:
+    stdout = cnn.stdout
+    assert stdout.index("exporting a one-layer model first took") < stdout.index(
+        "one-off cost (first call or conversion)"
+    )
 
 
 def test_cnn_measurements_and_sizes(cnn: Run) -> None:
@@ -346,3 +421,8 @@ def test_cnn_measurements_and_sizes(cnn: Run) -> None:
         assert row["torch.export"] >= row["weights"] + row["example input"]
     assert cnn.probe["sizes"]["LeNet"]["weights"] < cnn.probe["sizes"]["MLP"]["weights"]
     assert cnn.probe["figures"] == 1
+
+
+def test_weight_reuse_answer(cnn: Run) -> None:
+    assert cnn.probe["positions"] == 28 * 28
+    assert "first convolution is used 784 times per image" in cnn.stdout
