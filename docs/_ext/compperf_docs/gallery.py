@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,7 +20,7 @@ __all__ = [
     "first_notebook_cell",
     "forget_outputs_made_for_another_cell",
     "gallery_conf",
-    "reset_torch",
+    "reset_state",
 ]
 
 # What a downloaded notebook needs beyond torch and Jupyter (compperf comes from the site).
@@ -63,15 +64,41 @@ def forget_outputs_made_for_another_cell(app: Sphinx) -> None:
             stamp.write_text(cell, encoding="utf-8")
 
 
-def reset_torch(gallery_conf: dict, fname: str | None) -> None:
-    """Give each example the same fresh torch state: seeded RNG, no compiled graphs left over."""
+# The process-wide settings an example may change, as they were before the first one ran.
+_INITIAL: dict[str, object] = {}
+# The warning filters around the example that is running (entered before, left after).
+_WARNINGS: list[warnings.catch_warnings] = []
+
+
+def reset_state(gallery_conf: dict, fname: str | None, when: str) -> None:
+    """Give each example the state that a fresh ``python plot_x.py`` would see.
+
+    All examples of a build run in one process. Without this, one example's compiled
+    graphs, Dynamo statistics (``torch.compiler.reset()`` keeps
+    ``torch._dynamo.utils.counters``), seed, default dtype or device, thread count, warning
+    filters and already-shown warnings would change what the next one prints. Modules an
+    earlier example imported stay imported, so a page that times a "first call" must keep
+    import time out of it. sphinx-gallery calls this before and after every example
+    (``reset_modules_order="both"``).
+    """
+    if when == "after":
+        while _WARNINGS:  # restores the filters and forgets which warnings were shown
+            _WARNINGS.pop().__exit__(None, None, None)
+        return
+    context = warnings.catch_warnings()
+    context.__enter__()
+    _WARNINGS.append(context)
     torch = sys.modules.get("torch")
     if torch is None:  # nothing to reset, and importing torch here would cost seconds
         return
     torch.manual_seed(0)
+    torch.set_default_dtype(torch.float32)
+    torch.set_default_device(None)
+    torch.set_num_threads(_INITIAL.setdefault("threads", torch.get_num_threads()))
     dynamo = sys.modules.get("torch._dynamo")
     if dynamo is not None:
         dynamo.reset()
+        dynamo.utils.counters.clear()
 
 
 def gallery_conf(
@@ -116,7 +143,8 @@ def gallery_conf(
         "within_subsection_order": "FileNameSortKey",
         "first_notebook_cell": first_notebook_cell(wheel_url),
         "remove_config_comments": True,
-        "reset_modules": ("matplotlib", "compperf_docs.gallery.reset_torch"),
+        "reset_modules": ("matplotlib", "compperf_docs.gallery.reset_state"),
+        "reset_modules_order": "both",
         "capture_repr": ("_repr_html_", "__repr__"),
         "image_scrapers": ("matplotlib",),
         # A failing example fails the build; the summary names its file.

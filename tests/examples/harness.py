@@ -1,0 +1,172 @@
+"""One way to run the gallery's examples in tests: alone, or a whole chapter in gallery order.
+
+Every run happens in a fresh interpreter (``run_examples.py``) with the tests' settings:
+
+- ``COMPPERF_FAST=1`` shrinks the work; examples read it only inside sphinx-gallery's
+  ``sphinx_gallery_start_ignore`` blocks, so readers never see it;
+- matplotlib draws off-screen (Agg), each example runs in its own temporary folder;
+- every ``DeprecationWarning`` is an error, in the example and in processes it starts.
+
+A chapter run executes its examples one after the other in one process with the docs
+build's own reset between them, so it shows what an example prints inside the gallery.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+_RUNNER = Path(__file__).with_name("run_examples.py")
+_TIMEOUT = 900  # seconds for one process; a whole chapter in fast mode takes far less
+
+__all__ = ["EXAMPLES", "Run", "chapters", "claims", "examples", "run_alone", "run_chapter"]
+
+
+def chapters() -> list[str]:
+    """The gallery's chapters: the folders of ``examples/`` that have a gallery header."""
+    return sorted(path.parent.name for path in EXAMPLES.glob("*/GALLERY_HEADER.rst"))
+
+
+def examples(chapter: str) -> list[Path]:
+    """The executed examples of a chapter, in gallery order (sphinx-gallery's
+    ``FileNameSortKey``: by file name)."""
+    return sorted((EXAMPLES / chapter).glob("plot_*.py"), key=lambda path: path.name)
+
+
+# Numbers that differ from run to run on the same machine: decimals and durations with
+# their unit (timings, ratios), memory addresses, the random names of temporary folders.
+_VOLATILE = re.compile(
+    r"0x[0-9a-f]+|tmp[\w-]{6,}"
+    r"|\d[\d,]*(\.\d+)?(e[-+]?\d+)?(\s*(ns|µs|us|ms|s|min|%|x|\u00d7)(?!\w))?",
+    re.IGNORECASE,
+)
+_WHOLE_NUMBER = re.compile(r"\d[\d,]*")
+
+
+def _mask(match: re.Match[str]) -> str:
+    # A bare whole number is a count (of graphs, of nodes): a claim. Anything else varies.
+    return match.group() if _WHOLE_NUMBER.fullmatch(match.group()) else "#"
+
+
+def claims(stdout: str) -> list[str]:
+    """The sentences an example printed, one per paragraph, with run-to-run noise masked.
+
+    A paragraph (lines between blank lines, folded into one line) is a claim when it ends
+    like a sentence (``.``, ``!`` or ``?``) and has no table in it (a line with aligned
+    columns); tables, tensors and logs are data, not claims. Bare whole numbers are kept
+    (a count of graphs is a claim); decimals, durations, percentages, addresses and
+    temporary folder names become ``#``.
+    """
+    found = []
+    for block in re.split(r"\n\s*\n", stdout):
+        if _TABLE_LINE.search(block):
+            continue
+        paragraph = " ".join(block.split())
+        if paragraph.endswith((".", "!", "?")):
+            found.append(_VOLATILE.sub(_mask, paragraph))
+    return found
+
+
+# Aligned columns (two spaces inside a line) or a rule of dashes.
+_TABLE_LINE = re.compile(r"^[ \t]*\S.*?\S {2,}\S|^[ \t]*-{3,}", re.MULTILINE)
+
+
+@dataclass
+class Run:
+    """What one example did in a run."""
+
+    name: str
+    stdout: str
+    error: str | None
+    probe: object
+    stderr: str = ""
+    claims: list[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.claims = claims(self.stdout)
+
+    def check(self) -> Run:
+        """Fail with the example's output unless it ran to the end without deprecations."""
+        assert self.error is None, f"{self.name} failed:\n{self.stdout}\n{self.error}"
+        assert "DeprecationWarning:" not in self.stderr, self.stderr
+        return self
+
+
+def _run(paths: list[Path], probes: dict[str, str], env: dict[str, str]) -> dict[str, Run]:
+    with tempfile.TemporaryDirectory(prefix="compperf-examples-") as folder:
+        spec, result = Path(folder, "spec.json"), Path(folder, "result.json")
+        spec.write_text(
+            json.dumps(
+                {
+                    "workdir": str(Path(folder, "work")),
+                    "examples": [
+                        {"path": str(path), "probe": probes.get(path.name, "None")}
+                        for path in paths
+                    ],
+                }
+            ),
+            encoding="utf-8",
+        )
+        environ = {
+            **os.environ,
+            "COMPPERF_FAST": "1",
+            "MPLBACKEND": "Agg",
+            "PYTHONWARNINGS": "error::DeprecationWarning",
+            **env,
+        }
+        completed = subprocess.run(
+            [sys.executable, str(_RUNNER), str(spec), str(result)],
+            capture_output=True,
+            text=True,
+            env=environ,
+            check=False,
+            timeout=_TIMEOUT,
+        )
+        failure = f"the example runner failed:\n{completed.stdout}\n{completed.stderr}"
+        assert completed.returncode == 0, failure
+        assert result.is_file(), failure
+        saved = json.loads(result.read_text(encoding="utf-8"))
+    return {
+        name: Run(name, entry["stdout"], entry["error"], entry["probe"], completed.stderr)
+        for name, entry in saved.items()
+    }
+
+
+def run_alone(path: Path | str, probe: str = "None", **env: str) -> Run:
+    """Run one example alone in a fresh process, as ``python plot_x.py`` would.
+
+    Parameters
+    ----------
+    path : Path or str
+        The example, or its file name within any chapter.
+    probe : str
+        A Python expression evaluated in the example's namespace after it ran; its value,
+        made JSON (``default=str``), is ``Run.probe``. ``plt`` is pyplot.
+    **env : str
+        Extra environment variables for the run (e.g. ``PATH`` without ``dot``).
+    """
+    path = _resolve(path)
+    return _run([path], {path.name: probe}, env)[path.name]
+
+
+def run_chapter(chapter: str, probes: dict[str, str] | None = None, **env: str) -> dict[str, Run]:
+    """Run a chapter's examples in gallery order in one process; results by file name."""
+    return _run(examples(chapter), probes or {}, env)
+
+
+def _resolve(path: Path | str) -> Path:
+    path = Path(path)
+    if path.is_file():
+        return path.resolve()
+    found = sorted(EXAMPLES.glob(f"*/{path.name}"))
+    if len(found) != 1:
+        raise FileNotFoundError(f"no single example named {path.name!r} in {EXAMPLES}")
+    return found[0]

@@ -1,0 +1,63 @@
+"""What every example of every chapter must do; a new example or chapter needs no edit here."""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import cache
+from pathlib import Path
+
+import pytest
+from harness import Run, chapters, examples, run_alone, run_chapter
+
+ALL = [path for chapter in chapters() for path in examples(chapter)]
+
+
+@cache
+def alone(path: Path) -> Run:
+    return run_alone(path)
+
+
+@cache
+def in_order(chapter: str) -> dict[str, Run]:
+    return run_chapter(chapter)
+
+
+def test_every_chapter_has_examples() -> None:
+    assert chapters()
+    for chapter in chapters():
+        assert examples(chapter), f"chapter {chapter!r} has no plot_*.py example"
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda path: path.name)
+def test_example_runs_alone_and_says_where(path: Path) -> None:
+    run = alone(path).check()
+    first = run.stdout.splitlines()[0] if run.stdout else ""
+    assert first.startswith("Measured on "), f"{path.name} must print its provenance first"
+
+
+def _missing(expected: list[str], actual: list[str]) -> Counter[str]:
+    return Counter(expected) - Counter(actual)
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda path: path.name)
+def test_example_prints_the_same_claims_in_gallery_order(path: Path) -> None:
+    """The page a reader sees (gallery order, one process) says what the script says alone.
+
+    Lines whose text changes between two runs of the example alone (a timing-dependent
+    verdict, say) are noise, not order effects, and are left out of the comparison.
+    """
+    first = alone(path).check()
+    ordered = in_order(path.parent.name)[path.name].check()
+    lost = _missing(first.claims, ordered.claims)
+    gained = _missing(ordered.claims, first.claims)
+    if lost or gained:
+        second = run_alone(path).check()
+        lost = _missing(lost, _missing(first.claims, second.claims))  # stable lines only
+        gained = _missing(gained, second.claims)
+    differences = (
+        f"{path.name} prints differently after the examples before it.\n"
+        f"only when run alone: {sorted(lost.elements())}\n"
+        f"only in gallery order: {sorted(gained.elements())}"
+    )
+    assert not lost, differences
+    assert not gained, differences
