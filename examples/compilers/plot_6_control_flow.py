@@ -121,7 +121,7 @@ for number, (_, graph_module) in enumerate(captured, start=1):
 # any input of the declared kind. A graph break would leave Python in the
 # loop, so export stops instead, at the line with the ``if``. The cell wraps
 # the function in a module (export takes an ``nn.Module``) and prints the
-# error's type and first line.
+# error's type, its first line and the line of code it points at.
 
 
 class Shift(torch.nn.Module):
@@ -132,10 +132,15 @@ class Shift(torch.nn.Module):
 try:
     torch.export.export(Shift(), (positive,))
 except (GuardOnDataDependentSymNode, torch._dynamo.exc.UserError) as error:
-    export_error = f"{type(error).__name__}: {str(error).splitlines()[0]}"
+    message = str(error).splitlines()
+    export_error = f"{type(error).__name__}: {message[0]}"
+    # The message goes on to quote the user code that raised it.
+    quoted = [line.strip() for line in message if line.strip().startswith("if ")]
 else:
-    export_error = None
+    export_error, quoted = None, []
 print("torch.export:", export_error or "exported without error")
+if quoted:
+    print("the line export points at:", quoted[0])
 
 # %%
 # 4. ``torch.cond`` keeps both branches in the graph

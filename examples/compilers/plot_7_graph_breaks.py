@@ -305,8 +305,10 @@ else:
 # 2. Call the compiled ``with_item`` with ``2 * x``. The break turns the maximum
 #    into a Python number that the second graph uses: does the new value make
 #    Dynamo compile again? Count with ``torch._dynamo.utils.counters``.
-# 3. Put ``with_print`` inside a loop of ten steps and explain it. How many
-#    graph breaks do you expect, and how many does Dynamo report?
+# 3. Switch on the graph-break log with
+#    ``torch._logging.set_logs(graph_breaks=True)`` (the API behind
+#    ``TORCH_LOGS="graph_breaks"``) and call a freshly compiled ``with_item``.
+#    Which line of your code does the log point at?
 #
 # Answers, to run after the page:
 #
@@ -326,10 +328,9 @@ else:
 #         compiled(factor * x)
 #     print(counters["stats"]["unique_graphs"])
 #
-#     # 3. One break per print, so ten breaks and eleven graphs.
-#     def loop(x):
-#         for _ in range(10):
-#             x = with_print(x)
-#         return x
-#     report = torch._dynamo.explain(loop)(x)
-#     print(report.graph_count, report.graph_break_count)
+#     # 3. The log (on standard error) names the reason and points at
+#     #    `scale = y.abs().max().item()`; set_logs() switches it off again.
+#     torch.compiler.reset()
+#     torch._logging.set_logs(graph_breaks=True)
+#     torch.compile(with_item, backend="eager")(x)
+#     torch._logging.set_logs()

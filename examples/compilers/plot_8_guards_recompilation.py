@@ -386,7 +386,7 @@ print("set_stance('fail_on_recompile'):", stance_error or "no error")
 #     with compiler_log(recompiles=True) as messages:
 #         compiled(torch.randn(4), 2.0)
 #         compiled(torch.randn(4, requires_grad=True), 2.0)
-#     print(messages)
+#     print([m for m in messages if m.startswith("Recompiling")])
 #
 #     # 2. Yes: the thread count is part of the global-state guard.
 #     fresh_start()

@@ -53,6 +53,7 @@ def test_export_refuses_and_cond_fixes_it(control_flow: Run) -> None:
     probe = control_flow.probe
     assert probe["export_error"].startswith("GuardOnDataDependentSymNode: ")
     assert f"torch.export: {probe['export_error']}" in control_flow.stdout
+    assert "the line export points at: if x.sum() > 0:" in control_flow.stdout
     assert len(probe["cond_nodes"]) == 1
     assert probe["subgraphs"] == ["true_graph_0", "false_graph_0"]
     assert "exported, and matches eager mode for both inputs" in control_flow.stdout
