@@ -88,7 +88,8 @@ def recording_backend(graph_module, example_inputs):
 torch.compiler.reset()
 counters.clear()
 compiled_shift = torch.compile(shift, backend=recording_backend)
-for current_call, x in (("positive input", positive), ("negative input", negative)):
+for label, x in (("positive input", positive), ("negative input", negative)):
+    current_call = label  # read by recording_backend
     torch.testing.assert_close(compiled_shift(x), shift(x))
 print("torch.compile results match eager mode for both inputs")
 graph_count = len(captured)
@@ -102,7 +103,9 @@ for number, (call, graph_module) in enumerate(captured, start=1):
         for node in graph_module.graph.nodes
         if node.op in ("call_function", "call_method")
     ]
-    print(f"graph {number}, made during the call with the {call}: {', '.join(ops)}")
+    print(
+        f"graph {number}, made during the call with the {call}: {', '.join(ops)}"
+    )
 
 # %%
 # Look at the operations of each graph. The first one stops at the
@@ -135,7 +138,9 @@ except (GuardOnDataDependentSymNode, torch._dynamo.exc.UserError) as error:
     message = str(error).splitlines()
     export_error = f"{type(error).__name__}: {message[0]}"
     # The message goes on to quote the user code that raised it.
-    quoted = [line.strip() for line in message if line.strip().startswith("if ")]
+    quoted = [
+        line.strip() for line in message if line.strip().startswith("if ")
+    ]
 else:
     export_error, quoted = None, []
 print("torch.export:", export_error or "exported without error")
@@ -170,14 +175,19 @@ exported = torch.export.export(ShiftCond(), (positive,))
 exported_module = exported.module()
 for x in (positive, negative):
     torch.testing.assert_close(exported_module(x), shift(x))
-print("torch.export with torch.cond: exported, and matches eager mode for both inputs")
+print(
+    "torch.export with torch.cond: exported, and matches eager mode for both inputs"
+)
 subgraphs = [name for name, _ in exported.graph_module.named_children()]
 cond_nodes = [
     node.name
     for node in exported.graph.nodes
-    if node.op == "call_function" and node.target is torch.ops.higher_order.cond
+    if node.op == "call_function"
+    and node.target is torch.ops.higher_order.cond
 ]
-print(f"cond operators in the exported graph: {len(cond_nodes)}, subgraphs: {', '.join(subgraphs)}")
+print(
+    f"cond operators in the exported graph: {len(cond_nodes)}, subgraphs: {', '.join(subgraphs)}"
+)
 print(exported.graph_module.code.strip())
 
 # %%
@@ -188,8 +198,11 @@ print(exported.graph_module.code.strip())
 captured.clear()
 torch.compiler.reset()
 counters.clear()
-compiled_cond = torch.compile(shift_cond, backend=recording_backend, fullgraph=True)
-for current_call, x in (("positive input", positive), ("negative input", negative)):
+compiled_cond = torch.compile(
+    shift_cond, backend=recording_backend, fullgraph=True
+)
+for label, x in (("positive input", positive), ("negative input", negative)):
+    current_call = label
     torch.testing.assert_close(compiled_cond(x), shift(x))
 cond_graph_count = len(captured)
 print(
@@ -213,7 +226,11 @@ rows = [
         "none" if fx_error else "1",
     ),
     ("torch.compile", "runs", f"{graph_count}, split at the if"),
-    ("torch.export", "refuses" if export_error else "exports", "none" if export_error else "1"),
+    (
+        "torch.export",
+        "refuses" if export_error else "exports",
+        "none" if export_error else "1",
+    ),
     ("torch.export + torch.cond", "exports", "1"),
     ("torch.compile + torch.cond", "runs", f"{cond_graph_count}"),
 ]

@@ -24,15 +24,12 @@ import torch
 
 import compperf
 
+MIN_RUN_TIME = 0.5  # seconds of timed calls per measurement
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
 import os
 
-FAST = os.environ.get("COMPPERF_FAST") == "1"
-# sphinx_gallery_end_ignore
-MIN_RUN_TIME = 0.5  # seconds of timed calls per measurement
-# sphinx_gallery_start_ignore
-if FAST:
+if os.environ.get("COMPPERF_FAST") == "1":
     MIN_RUN_TIME = 0.05
 # sphinx_gallery_end_ignore
 
@@ -41,7 +38,7 @@ if FAST:
 # code, so it is silenced once, here.
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", r"`torch\.jit\.", DeprecationWarning)
-    import torch._inductor.compile_fx  # noqa: F401
+    import torch._inductor.compile_fx
 
 device = compperf.try_gpu()
 print(compperf.environment(device))
@@ -78,7 +75,9 @@ SETTINGS = {"scale": 1.0}
 
 def with_json(x):
     y = torch.tanh(x)
-    settings = json.loads(json.dumps(SETTINGS))  # a copy, as a config loader might do
+    settings = json.loads(
+        json.dumps(SETTINGS)
+    )  # a copy, as a config loader might do
     return y * settings["scale"] * 2 + 1
 
 
@@ -102,7 +101,9 @@ for name, fn in causes.items():
     explanations[name] = {
         "graphs": report.graph_count,
         "breaks": len(report.break_reasons),
-        "reasons": [reason.reason.splitlines()[0] for reason in report.break_reasons],
+        "reasons": [
+            reason.reason.splitlines()[0] for reason in report.break_reasons
+        ],
     }
 # A break before the first tensor operation leaves no graph behind, so
 # graph_count - 1 can miss it; the reasons list counts every break.
@@ -128,7 +129,9 @@ for name, fn in causes.items():
     try:
         torch.compile(fn, fullgraph=True, backend="eager")(x)
     except torch._dynamo.exc.Unsupported as error:
-        fullgraph_errors[name] = f"{type(error).__name__}: {str(error).splitlines()[0]}"
+        fullgraph_errors[name] = (
+            f"{type(error).__name__}: {str(error).splitlines()[0]}"
+        )
     else:
         fullgraph_errors[name] = "compiled as one graph"
 for name, outcome in fullgraph_errors.items():
@@ -202,13 +205,18 @@ torch.set_num_threads(1)
 backend = "inductor"
 compile_seconds = {}
 versions = {}
-for name, fn in (("with a break (.item())", with_item), ("fixed, one graph", fixed_item)):
+for name, fn in (
+    ("with a break (.item())", with_item),
+    ("fixed, one graph", fixed_item),
+):
     torch.compiler.reset()
     timer = compperf.Timer()
     try:
         compiled = torch.compile(fn, backend=backend)
         torch.testing.assert_close(compiled(x), fn(x))
-    except torch._dynamo.exc.BackendCompilerFailed as error:  # e.g. no C++ compiler
+    except (
+        torch._dynamo.exc.BackendCompilerFailed
+    ) as error:  # e.g. no C++ compiler
         print(
             f"Inductor cannot compile here ({type(error).__name__}: "
             f"{str(error).splitlines()[0]}); using the aot_eager backend instead"
@@ -236,13 +244,14 @@ timings = [
     for name, run in {"eager": with_item, **versions}.items()
 ]
 torch.set_num_threads(threads_before)
-print(compperf.compare(timings, title=f"scaled tanh of 1000 numbers on {device}"))
+print(
+    compperf.compare(timings, title=f"scaled tanh of 1000 numbers on {device}")
+)
 
 # %%
 # The cell reads the table for you. It compares the version with the break to
 # its fix, and calls the difference real only when the IQR ranges of the two
 # medians do not overlap.
-
 
 
 def difference(a, b):
@@ -274,9 +283,13 @@ else:
 against_eager = difference(fixed, eager_time)
 ratio = f"{fixed.median / eager_time.median:.2f}x the time of eager mode"
 if against_eager == "unclear":
-    print(f"the fixed compiled version and eager mode cannot be told apart here ({ratio})")
+    print(
+        f"the fixed compiled version and eager mode cannot be told apart here ({ratio})"
+    )
 else:
-    print(f"the fixed compiled version is {against_eager} than eager mode: {ratio}")
+    print(
+        f"the fixed compiled version is {against_eager} than eager mode: {ratio}"
+    )
 
 # %%
 # Where the time goes: the version with a break runs a graph up to the

@@ -93,7 +93,10 @@ def compiler_log(**artifacts):
         def emit(self, record):
             messages.append(readable(record.getMessage()))
 
-    before = {logger: list(logger.handlers) for logger in torch_loggers_with_handlers()}
+    before = {
+        logger: list(logger.handlers)
+        for logger in torch_loggers_with_handlers()
+    }
     torch._logging.set_logs(**artifacts)
     collect = Collect()
     loggers = torch_loggers_with_handlers()
@@ -162,7 +165,11 @@ calls = [
     ("same input again", torch.randn(4, device=device), 2.0),
     ("new shape (8)", torch.randn(8, device=device), 2.0),
     ("another shape (16)", torch.randn(16, device=device), 2.0),
-    ("new dtype (float64)", torch.randn(16, device=device, dtype=torch.float64), 2.0),
+    (
+        "new dtype (float64)",
+        torch.randn(16, device=device, dtype=torch.float64),
+        2.0,
+    ),
     ("new constant (scale=3.0)", torch.randn(16, device=device), 3.0),
     ("another constant (scale=4.0)", torch.randn(16, device=device), 4.0),
 ]
@@ -175,7 +182,9 @@ with compiler_log(recompiles=True) as messages:
 recompile_messages = [m for m in messages if m.startswith("Recompiling")]
 for message in recompile_messages:
     for line in message.splitlines():
-        if "User stack trace" in line:  # the source lines that follow repeat the code
+        if (
+            "User stack trace" in line
+        ):  # the source lines that follow repeat the code
             break
         print(line.split("  #")[0].rstrip())
 print()
@@ -272,27 +281,37 @@ def input_shapes(graph_module):
 fresh_start()
 marked = torch.randn(4, device=device)
 torch._dynamo.mark_dynamic(marked, 0)
-with compiler_log():  # keeps Dynamo's own report of the error off standard error
+with (
+    compiler_log()
+):  # keeps Dynamo's own report of the error off standard error
     try:
         torch.compile(add_offsets, backend=recording_backend)(marked)
     except RuntimeError as error:  # ConstraintViolationError in torch 2.13
         lines = [line.strip(" -") for line in str(error).splitlines()]
-        mark_dynamic_error = f"{type(error).__name__}: {lines[0]}\n  {lines[1]}"
+        mark_dynamic_error = (
+            f"{type(error).__name__}: {lines[0]}\n  {lines[1]}"
+        )
     else:
         mark_dynamic_error = None
-print("mark_dynamic, code that fixes the size:", mark_dynamic_error or "no error")
+print(
+    "mark_dynamic, code that fixes the size:", mark_dynamic_error or "no error"
+)
 fresh_start()
 torch.compile(add_offsets, backend=recording_backend, dynamic=True)(
     torch.randn(4, device=device)
 )
 dynamic_true_shapes = input_shapes(graphs[0])
-print(f"dynamic=True, same code: no error, graph input shape {', '.join(dynamic_true_shapes)}")
+print(
+    f"dynamic=True, same code: no error, graph input shape {', '.join(dynamic_true_shapes)}"
+)
 fresh_start()
 torch.compile(batch_sum, backend=recording_backend, dynamic=True)(
     torch.randn(4, 8, device=device)
 )
 batch_sum_shapes = input_shapes(graphs[0])
-print(f"dynamic=True on batch_sum, for comparison: graph input shape {', '.join(batch_sum_shapes)}")
+print(
+    f"dynamic=True on batch_sum, for comparison: graph input shape {', '.join(batch_sum_shapes)}"
+)
 
 # %%
 # The recompile limit
@@ -319,15 +338,27 @@ fresh_start()
 compiled_repeat = torch.compile(repeat, backend=recording_backend)
 x = torch.randn(4, device=device)
 graphs_after = {}
-with torch._dynamo.config.patch(recompile_limit=LIMIT), compiler_log() as messages:
+with (
+    torch._dynamo.config.patch(recompile_limit=LIMIT),
+    compiler_log() as messages,
+):
     for steps in range(1, 7):
         torch.testing.assert_close(compiled_repeat(x, steps), repeat(x, steps))
         graphs_after[steps] = len(graphs)
-limit_warnings = [m.splitlines()[0] for m in messages if "recompile_limit" in m]
+limit_warnings = [
+    m.splitlines()[0] for m in messages if "recompile_limit" in m
+]
 for warning in limit_warnings:
     print("logged:", warning)
-print("graphs after each call:", ", ".join(f"steps={s}: {n}" for s, n in graphs_after.items()))
-uncompiled = [steps for steps, count in graphs_after.items() if count == graphs_after.get(steps - 1)]
+print(
+    "graphs after each call:",
+    ", ".join(f"steps={s}: {n}" for s, n in graphs_after.items()),
+)
+uncompiled = [
+    steps
+    for steps, count in graphs_after.items()
+    if count == graphs_after.get(steps - 1)
+]
 print(
     f"with recompile_limit={LIMIT}, Dynamo compiled {len(graphs)} graphs for "
     f"{len(graphs_after)} loop lengths; the calls with steps "
@@ -347,7 +378,9 @@ try:
     with torch.compiler.set_stance("fail_on_recompile"):
         compiled_repeat(x, 2)
 except RuntimeError as error:
-    stance_error = f"{type(error).__name__}: {readable(str(error).splitlines()[0])}"
+    stance_error = (
+        f"{type(error).__name__}: {readable(str(error).splitlines()[0])}"
+    )
 else:
     stance_error = None
 print("set_stance('fail_on_recompile'):", stance_error or "no error")

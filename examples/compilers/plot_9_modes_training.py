@@ -30,16 +30,13 @@ from torch._dynamo.utils import counters
 
 import compperf
 
+MIN_RUN_TIME = 0.3  # seconds of timed calls per measurement
+STEPS = 30  # training steps compared between eager mode and compiled
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
 import os
 
-FAST = os.environ.get("COMPPERF_FAST") == "1"
-# sphinx_gallery_end_ignore
-MIN_RUN_TIME = 0.3  # seconds of timed calls per measurement
-STEPS = 30  # training steps compared between eager mode and compiled
-# sphinx_gallery_start_ignore
-if FAST:
+if os.environ.get("COMPPERF_FAST") == "1":
     MIN_RUN_TIME, STEPS = 0.05, 5
 # sphinx_gallery_end_ignore
 
@@ -48,7 +45,7 @@ if FAST:
 # code, so it is silenced once, here.
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", r"`torch\.jit\.", DeprecationWarning)
-    import torch._inductor.compile_fx  # noqa: F401
+    import torch._inductor.compile_fx
 
 # One CPU thread: these small models gain little from a second one, and a
 # single thread is less disturbed by other programs on a shared machine. The
@@ -69,7 +66,9 @@ print(compperf.environment(device))
 # generated GPU kernels.
 
 for mode in ("default", "reduce-overhead", "max-autotune"):
-    print(f"{mode:<16}{torch._inductor.list_mode_options(mode) or 'no changes'}")
+    print(
+        f"{mode:<16}{torch._inductor.list_mode_options(mode) or 'no changes'}"
+    )
 
 # %%
 # Three modes on one network
@@ -108,7 +107,9 @@ for mode in ("default", "reduce-overhead", "max-autotune"):
     try:
         out = compiled(x)
         compperf.synchronize(device)
-    except torch._dynamo.exc.BackendCompilerFailed as error:  # e.g. no C++ compiler
+    except (
+        torch._dynamo.exc.BackendCompilerFailed
+    ) as error:  # e.g. no C++ compiler
         print(f"{mode}: cannot compile here ({str(error).splitlines()[0]})")
         continue
     compile_seconds[mode] = timer.stop()
@@ -132,7 +133,9 @@ if "reduce-overhead" in cudagraph_skips:
     if device.type == "cuda" and cudagraph_skips["reduce-overhead"] == 0:
         print("reduce-overhead: the network runs as a CUDA graph on this GPU")
     elif device.type == "cuda":
-        print("reduce-overhead: Inductor skipped CUDA graphs for this network here")
+        print(
+            "reduce-overhead: Inductor skipped CUDA graphs for this network here"
+        )
     else:
         print(
             f"reduce-overhead on {device.type}: no CUDA graphs "
@@ -150,7 +153,11 @@ mode_timings = [
     )
     for name, run in modes.items()
 ]
-print(compperf.compare(mode_timings, title=f"784-256-256-10 perceptron, batch 64, on {device}"))
+print(
+    compperf.compare(
+        mode_timings, title=f"784-256-256-10 perceptron, batch 64, on {device}"
+    )
+)
 
 
 def difference(a, b):
@@ -169,9 +176,13 @@ for timing in mode_timings[1:]:
     verdict = difference(timing, eager_timing)
     ratio = timing.median / eager_timing.median
     if verdict == "unclear":
-        print(f"{timing.description}: cannot be told apart from eager mode ({ratio:.2f}x)")
+        print(
+            f"{timing.description}: cannot be told apart from eager mode ({ratio:.2f}x)"
+        )
     else:
-        print(f"{timing.description}: {verdict} than eager mode ({ratio:.2f}x its time)")
+        print(
+            f"{timing.description}: {verdict} than eager mode ({ratio:.2f}x its time)"
+        )
 
 # %%
 # One training step, compiled
@@ -204,12 +215,19 @@ def make_step(model, optimizer):
 torch.manual_seed(0)
 eager_model = get_net().to(device)
 compiled_model = copy.deepcopy(eager_model)
-eager_step = make_step(eager_model, torch.optim.SGD(eager_model.parameters(), lr=0.05))
+eager_step = make_step(
+    eager_model, torch.optim.SGD(eager_model.parameters(), lr=0.05)
+)
 compiled_step = torch.compile(
-    make_step(compiled_model, torch.optim.SGD(compiled_model.parameters(), lr=0.05))
+    make_step(
+        compiled_model, torch.optim.SGD(compiled_model.parameters(), lr=0.05)
+    )
 )
 batches = [
-    (torch.randn(64, 784, device=device), torch.randint(0, 10, (64,), device=device))
+    (
+        torch.randn(64, 784, device=device),
+        torch.randint(0, 10, (64,), device=device),
+    )
     for _ in range(STEPS)
 ]
 
@@ -229,12 +247,19 @@ try:
         compiled_losses.append(compiled_step(inputs, targets).item())
         if i < 2:
             first_steps.append(timer.stop())
-except torch._dynamo.exc.BackendCompilerFailed as error:  # e.g. no C++ compiler
-    print(f"the training step cannot compile here ({str(error).splitlines()[0]})")
+except (
+    torch._dynamo.exc.BackendCompilerFailed
+) as error:  # e.g. no C++ compiler
+    print(
+        f"the training step cannot compile here ({str(error).splitlines()[0]})"
+    )
     compiled_step = None
 else:
     torch.testing.assert_close(
-        torch.tensor(compiled_losses), torch.tensor(eager_losses), rtol=1e-3, atol=1e-4
+        torch.tensor(compiled_losses),
+        torch.tensor(eager_losses),
+        rtol=1e-3,
+        atol=1e-4,
     )
     training_graphs = counters["stats"]["unique_graphs"]
     print(
@@ -258,12 +283,23 @@ if compiled_step is not None:
     inputs, targets = batches[0]
     step_timings = [
         compperf.measure(
-            step, inputs, targets, device=device, description=name,
+            step,
+            inputs,
+            targets,
+            device=device,
+            description=name,
             min_run_time=MIN_RUN_TIME,
         )
-        for name, step in (("eager step", eager_step), ("compiled step", compiled_step))
+        for name, step in (
+            ("eager step", eager_step),
+            ("compiled step", compiled_step),
+        )
     ]
-    print(compperf.compare(step_timings, title=f"one SGD step, batch 64, on {device}"))
+    print(
+        compperf.compare(
+            step_timings, title=f"one SGD step, batch 64, on {device}"
+        )
+    )
 
 # %%
 # When does compiling the step pay?
@@ -289,9 +325,13 @@ if compiled_step is not None:
             f"{steps_to_pay:,.0f} steps"
         )
     elif verdict == "slower":
-        print("the compiled step is slower than eager mode here: compiling never pays back")
+        print(
+            "the compiled step is slower than eager mode here: compiling never pays back"
+        )
     else:
-        print("this run cannot tell the two steps apart: no payback to compute")
+        print(
+            "this run cannot tell the two steps apart: no payback to compute"
+        )
 torch.set_num_threads(threads_before)
 
 # %%

@@ -235,7 +235,9 @@ def test_training_step_compiles_into_three_graphs_and_matches_eager(modes: Run) 
     # forward + backward, a break at backward(), the optimizer update: three graphs
     assert probe["training_graphs"] == 3
     assert "Dynamo compiled 3 graphs for the step" in modes.stdout
-    assert re.search(r"^graph break x1: Unsupported Tensor\.backward\(\) call", modes.stdout, re.M)
+    assert re.search(
+        r"^graph break x1: Unsupported Tensor\.backward\(\) call", modes.stdout, re.MULTILINE
+    )
     for eager, compiled in zip(probe["eager_losses"], probe["compiled_losses"], strict=True):
         assert compiled == pytest.approx(eager, rel=1e-3, abs=1e-4)
 
