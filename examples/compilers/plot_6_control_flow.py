@@ -18,6 +18,9 @@ You see which of them fails, which one splits the function, and how
 # tool answers the question differently. The first line says which device and
 # software produced the outputs below.
 
+import contextlib
+import io
+
 import torch
 import torch.fx
 from torch._dynamo.utils import counters
@@ -124,7 +127,10 @@ for number, (_, graph_module) in enumerate(captured, start=1):
 # any input of the declared kind. A graph break would leave Python in the
 # loop, so export stops instead, at the line with the ``if``. The cell wraps
 # the function in a module (export takes an ``nn.Module``) and prints the
-# error's type, its first line and the line of code it points at.
+# error's type, its first line and the line of code it points at. The last
+# line lists what export had traced when it stopped: ``item`` is the moment
+# it needed the value of the condition, which a graph made in advance cannot
+# know.
 
 
 class Shift(torch.nn.Module):
@@ -132,20 +138,35 @@ class Shift(torch.nn.Module):
         return shift(x)
 
 
-try:
-    torch.export.export(Shift(), (positive,))
-except (GuardOnDataDependentSymNode, torch._dynamo.exc.UserError) as error:
-    message = str(error).splitlines()
-    export_error = f"{type(error).__name__}: {message[0]}"
-    # The message goes on to quote the user code that raised it.
-    quoted = [
-        line.strip() for line in message if line.strip().startswith("if ")
-    ]
-else:
-    export_error, quoted = None, []
+partial_graph = []
+# On failure, export also prints the graph it had traced so far to standard
+# error; the cell keeps that text off the page and reads it from the error.
+with contextlib.redirect_stderr(io.StringIO()):
+    try:
+        torch.export.export(Shift(), (positive,))
+    except (GuardOnDataDependentSymNode, torch._dynamo.exc.UserError) as error:
+        message = str(error).splitlines()
+        export_error = f"{type(error).__name__}: {message[0]}"
+        # The message goes on to quote the user code that raised it.
+        quoted = [
+            line.strip() for line in message if line.strip().startswith("if ")
+        ]
+        partial = getattr(error, "partial_fx_graph", "") or ""
+        partial_graph = [
+            line.split(" = ")[0].split(":")[0].strip()
+            for line in partial.splitlines()
+            if " = torch.ops." in line
+        ]
+    else:
+        export_error, quoted = None, []
 print("torch.export:", export_error or "exported without error")
 if quoted:
     print("the line export points at:", quoted[0])
+if partial_graph:
+    print(
+        "operations export had traced when it stopped:",
+        ", ".join(partial_graph),
+    )
 
 # %%
 # 4. ``torch.cond`` keeps both branches in the graph

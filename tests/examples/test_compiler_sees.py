@@ -54,6 +54,10 @@ def test_export_refuses_and_cond_fixes_it(control_flow: Run) -> None:
     assert probe["export_error"].startswith("GuardOnDataDependentSymNode: ")
     assert f"torch.export: {probe['export_error']}" in control_flow.stdout
     assert "the line export points at: if x.sum() > 0:" in control_flow.stdout
+    traced = re.search(r"^operations export had traced when it stopped: (.*)$",
+                       control_flow.stdout, re.MULTILINE)  # fmt: skip
+    assert traced, control_flow.stdout
+    assert traced.group(1).split(", ")[-1] == "item"  # it stops where it needs the value
     assert len(probe["cond_nodes"]) == 1
     assert probe["subgraphs"] == ["true_graph_0", "false_graph_0"]
     assert "exported, and matches eager mode for both inputs" in control_flow.stdout
