@@ -76,11 +76,12 @@ for mode in ("default", "reduce-overhead", "max-autotune"):
 # The network is a small perceptron, 784-256-256-10, run on a batch of 64 with
 # gradients off. For each mode the cell compiles it from a clean state, times
 # the first call (the compilation; Inductor keeps generated code in a cache on
-# disk, so a warm cache makes this shorter), checks the result against eager
-# mode, and reads Inductor's counter of skipped CUDA graphs. ``max-autotune``
-# has little to tune here: three matrix products, which keeps its compile
-# time, and this page, short. If a mode cannot compile (on a CPU, Inductor
-# needs a C++ compiler), the cell says so and goes on without it.
+# disk, so a warm cache makes this shorter, and a mode that generates the same
+# kernels as the one before it finds them there), checks the result against
+# eager mode, and reads Inductor's counter of skipped CUDA graphs.
+# ``max-autotune`` has little to tune here: three matrix products, which keeps
+# its compile time, and this page, short. If a mode cannot compile (on a CPU,
+# Inductor needs a C++ compiler), the cell says so and goes on without it.
 
 
 def get_net():
