@@ -1,0 +1,317 @@
+"""
+Control flow three ways
+=======================
+
+One small function with a Python ``if`` on a tensor meets three tools that
+capture graphs: ``torch.fx`` tracing, ``torch.compile`` and ``torch.export``.
+You see which of them fails, which one splits the function, and how
+``torch.cond`` turns the branch into something every tool can keep.
+"""
+
+# %%
+# Why it matters
+# --------------
+# An imperative program decides what to do next while it runs: Python looks at
+# a value and takes one branch. A symbolic program is a graph built before any
+# value exists, so a branch on a value has no obvious place in it. Real models
+# branch all the time (on a sum, a mask, a norm), and every graph-capturing
+# tool answers the question differently. The first line says which device and
+# software produced the outputs below.
+
+import contextlib
+import io
+
+import torch
+import torch.fx
+from torch._dynamo.utils import counters
+from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+
+import compperf
+
+device = compperf.try_gpu()
+print(compperf.environment(device))
+
+# %%
+# A function that looks at its data
+# ---------------------------------
+# ``shift`` doubles the positive part of ``x`` when the elements sum to more
+# than zero, and subtracts one otherwise. Which branch runs depends on the
+# values in ``x``, not on its shape or type. In eager mode this is ordinary
+# Python, and both inputs below take their own branch.
+
+
+def shift(x):
+    if x.sum() > 0:
+        return torch.relu(x) * 2
+    return x - 1
+
+
+positive = torch.arange(1.0, 5.0, device=device)
+negative = -positive
+print("eager, positive input:", shift(positive).tolist())
+print("eager, negative input:", shift(negative).tolist())
+
+# %%
+# 1. ``torch.fx`` tracing fails
+# -----------------------------
+# ``torch.fx.symbolic_trace`` runs the function once with placeholder values
+# (proxies) that record each operation. A proxy has no value, so ``if`` cannot
+# decide, and the tracer stops with an error that names the problem.
+
+try:
+    torch.fx.symbolic_trace(shift)
+except torch.fx.proxy.TraceError as error:
+    fx_error = f"{type(error).__name__}: {error}"
+else:
+    fx_error = None
+print("torch.fx.symbolic_trace:", fx_error or "traced without error")
+
+# %%
+# 2. ``torch.compile`` splits the function at the branch
+# ------------------------------------------------------
+# ``torch.compile`` reads Python bytecode with Dynamo and hands each graph it
+# captures to a backend. Here the backend is a small function that only
+# records the graphs and runs them as they are, so you see what Dynamo made
+# without waiting for a compiler. When Dynamo reaches the ``if``, it ends the
+# graph (a *graph break*), lets Python evaluate the condition, and captures
+# what follows as a new graph. Dynamo keeps statistics in
+# ``torch._dynamo.utils.counters``; ``torch.compiler.reset()`` forgets compiled
+# code but not those counters, so the cell clears both before it starts.
+
+captured = []  # (which call, FX graph module) for every graph Dynamo hands over
+current_call = "positive input"
+
+
+def recording_backend(graph_module, example_inputs):
+    """A torch.compile backend that keeps each graph and runs it unchanged."""
+    captured.append((current_call, graph_module))
+    return graph_module.forward
+
+
+torch.compiler.reset()
+counters.clear()
+compiled_shift = torch.compile(shift, backend=recording_backend)
+for label, x in (("positive input", positive), ("negative input", negative)):
+    current_call = label  # read by recording_backend
+    torch.testing.assert_close(compiled_shift(x), shift(x))
+print("torch.compile results match eager mode for both inputs")
+graph_count = len(captured)
+print(
+    f"Dynamo captured {graph_count} graphs "
+    f"(Dynamo's own counter: {counters['stats']['unique_graphs']} unique graphs)"
+)
+for number, (call, graph_module) in enumerate(captured, start=1):
+    ops = [
+        node.name
+        for node in graph_module.graph.nodes
+        if node.op in ("call_function", "call_method")
+    ]
+    print(
+        f"graph {number}, made during the call with the {call}: {', '.join(ops)}"
+    )
+
+# %%
+# Look at the operations of each graph. The first one stops at the
+# comparison: it returns the boolean that Python then tests. The branch the
+# first call took became a graph of its own; the second call reused the
+# first graph (same shape, same type), took the other branch and made
+# one more. The code of each graph, as FX prints it:
+
+for number, (_, graph_module) in enumerate(captured, start=1):
+    print(f"# graph {number}\n{graph_module.code.strip()}\n")
+
+# %%
+# 3. ``torch.export`` refuses
+# ---------------------------
+# ``torch.export`` promises one whole graph that runs without Python, for
+# any input of the declared kind. A graph break would leave Python in the
+# loop, so export stops instead, at the line with the ``if``. The cell wraps
+# the function in a module (export takes an ``nn.Module``) and prints the
+# error's type, its first line and the line of code it points at. The last
+# line lists what export had traced when it stopped: ``item`` is the moment
+# it needed the value of the condition, which a graph made in advance cannot
+# know.
+
+
+class Shift(torch.nn.Module):
+    def forward(self, x):
+        return shift(x)
+
+
+partial_graph = []
+# On failure, export also prints the graph it had traced so far to standard
+# error; the cell keeps that text off the page and reads it from the error.
+with contextlib.redirect_stderr(io.StringIO()):
+    try:
+        torch.export.export(Shift(), (positive,))
+    except (GuardOnDataDependentSymNode, torch._dynamo.exc.UserError) as error:
+        message = str(error).splitlines()
+        export_error = f"{type(error).__name__}: {message[0]}"
+        # The message goes on to quote the user code that raised it.
+        quoted = [
+            line.strip() for line in message if line.strip().startswith("if ")
+        ]
+        partial = getattr(error, "partial_fx_graph", "") or ""
+        partial_graph = [
+            line.split(" = ")[0].split(":")[0].strip()
+            for line in partial.splitlines()
+            if " = torch.ops." in line
+        ]
+    else:
+        export_error, quoted = None, []
+print("torch.export:", export_error or "exported without error")
+if quoted:
+    print("the line export points at:", quoted[0])
+if partial_graph:
+    print(
+        "operations export had traced when it stopped:",
+        ", ".join(partial_graph),
+    )
+
+# %%
+# 4. ``torch.cond`` keeps both branches in the graph
+# --------------------------------------------------
+# ``torch.cond(predicate, true_fn, false_fn, operands)`` is control flow as an
+# operator: both branches become subgraphs, and the choice between them happens
+# when the graph runs. It asks a little of you: both branches take the same
+# operands and return tensors of the same shape and type. Now export
+# succeeds, and the exported program gives the eager results for both inputs.
+
+
+def shift_cond(x):
+    return torch.cond(
+        x.sum() > 0,
+        lambda x: torch.relu(x) * 2,
+        lambda x: x - 1,
+        (x,),
+    )
+
+
+class ShiftCond(torch.nn.Module):
+    def forward(self, x):
+        return shift_cond(x)
+
+
+exported = torch.export.export(ShiftCond(), (positive,))
+exported_module = exported.module()
+for x in (positive, negative):
+    torch.testing.assert_close(exported_module(x), shift(x))
+print(
+    "torch.export with torch.cond: exported, and matches eager mode for both inputs"
+)
+subgraphs = [name for name, _ in exported.graph_module.named_children()]
+cond_nodes = [
+    node.name
+    for node in exported.graph.nodes
+    if node.op == "call_function"
+    and node.target is torch.ops.higher_order.cond
+]
+print(
+    f"cond operators in the exported graph: {len(cond_nodes)}, subgraphs: {', '.join(subgraphs)}"
+)
+print(exported.graph_module.code.strip())
+
+# %%
+# ``torch.compile`` gains too: with ``torch.cond`` Dynamo captures one graph for
+# both inputs. ``fullgraph=True`` makes any graph break an error, so the call
+# below also proves there is none.
+
+captured.clear()
+torch.compiler.reset()
+counters.clear()
+compiled_cond = torch.compile(
+    shift_cond, backend=recording_backend, fullgraph=True
+)
+for label, x in (("positive input", positive), ("negative input", negative)):
+    current_call = label
+    torch.testing.assert_close(compiled_cond(x), shift(x))
+cond_graph_count = len(captured)
+print(
+    f"torch.compile(fullgraph=True) with torch.cond: {cond_graph_count} graph(s) "
+    f"for both inputs, results match eager mode"
+)
+
+# %%
+# The trade-off on one function
+# -----------------------------
+# The table sums up what each tool did with ``shift``, as measured above.
+# The plain ``if`` is easiest to write and debug; ``torch.compile`` keeps it
+# working by giving up the single graph; a program that must run without
+# Python needs the branch spelled as an operator.
+
+rows = [
+    ("eager Python", "runs", "no graph"),
+    (
+        "torch.fx.symbolic_trace",
+        "fails" if fx_error else "traces",
+        "none" if fx_error else "1",
+    ),
+    ("torch.compile", "runs", f"{graph_count}, split at the if"),
+    (
+        "torch.export",
+        "refuses" if export_error else "exports",
+        "none" if export_error else "1",
+    ),
+    ("torch.export + torch.cond", "exports", "1"),
+    ("torch.compile + torch.cond", "runs", f"{cond_graph_count}"),
+]
+print(f"{'tool':<28}{'with the branch':<18}graphs")
+for tool, outcome, graphs in rows:
+    print(f"{tool:<28}{outcome:<18}{graphs}")
+
+# %%
+# Summary
+# -------
+# * A Python ``if`` on a tensor's value is a decision made while the program
+#   runs; a graph made beforehand cannot contain it as plain Python.
+# * ``torch.fx.symbolic_trace`` fails on such a branch; ``torch.export``
+#   refuses it and points at the line.
+# * ``torch.compile`` keeps the program working by splitting it: one graph up
+#   to the condition, then one graph per branch taken, with Python in between.
+# * ``torch.cond`` makes the branch an operator with both sides as subgraphs,
+#   so export succeeds and ``torch.compile`` captures a single graph.
+#
+# Exercises
+# ---------
+# 1. Call ``compiled_shift`` a third time with another positive input of the
+#    same shape. Does Dynamo capture a new graph? Check ``len(captured)``.
+# 2. Change the condition to ``if x.shape[0] > 2:``. The branch now depends
+#    on a shape, not on values. How many graphs does ``torch.compile`` make,
+#    and does ``torch.export`` accept it?
+# 3. Make the two branches of ``torch.cond`` return different shapes, for
+#    example ``x[:2]`` in one of them. What does export say?
+#
+# Answers, to run after the page:
+#
+# .. code-block:: python
+#
+#     # 1. No new graph: the same shape and type pass every guard, so Dynamo
+#     #    reuses the graphs it has; the count stays the same.
+#     captured.clear(); torch.compiler.reset()
+#     compiled_shift = torch.compile(shift, backend=recording_backend)
+#     for x in (positive, negative, positive + 1):
+#         compiled_shift(x)
+#     print(len(captured))  # 3 graphs for three calls
+#
+#     # 2. A shape is known while tracing: no break, one graph, export works.
+#     def by_shape(x):
+#         return x * 2 if x.shape[0] > 2 else x - 1
+#     captured.clear(); torch.compiler.reset()
+#     torch.compile(by_shape, backend=recording_backend)(positive)
+#     print(len(captured))  # 1
+#     class ByShape(torch.nn.Module):
+#         def forward(self, x):
+#             return by_shape(x)
+#     print(torch.export.export(ByShape(), (positive,)).graph)
+#
+#     # 3. The branches must return the same shapes: export raises an error
+#     #    (its message goes on to explain what the branches disagree on).
+#     def bad(x):
+#         return torch.cond(x.sum() > 0, lambda x: x[:2], lambda x: x - 1, (x,))
+#     class Bad(torch.nn.Module):
+#         def forward(self, x):
+#             return bad(x)
+#     try:
+#         torch.export.export(Bad(), (positive,))
+#     except Exception as error:
+#         print(type(error).__name__, str(error).splitlines()[0])

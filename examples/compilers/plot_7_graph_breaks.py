@@ -1,0 +1,349 @@
+"""
+Graph breaks
+============
+
+``torch.compile`` never refuses a Python function: where it cannot follow the
+code, it ends the graph, lets Python run that part, and starts a new graph.
+You find these graph breaks, see their usual causes, fix them, and measure what
+one break costs on this machine.
+"""
+
+# %%
+# Why it matters
+# --------------
+# A graph break is silent: the compiled function still returns the right
+# result, only more slowly. Each break ends a graph, so the compiler sees
+# smaller pieces and fuses less, and every call goes back to Python and
+# through another set of guards. A model that you think is one graph can be a
+# dozen. The first line says which device and software produced the outputs.
+
+import json
+import warnings
+
+import torch
+
+import compperf
+
+MIN_RUN_TIME = 0.5  # seconds of timed calls per measurement
+# sphinx_gallery_start_ignore
+# The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
+import os
+
+if os.environ.get("COMPPERF_FAST") == "1":
+    MIN_RUN_TIME = 0.05
+# sphinx_gallery_end_ignore
+
+# Importing Inductor, torch.compile's default compiler, runs a deprecated
+# torch.jit decorator inside torch 2.13. The warning is not about this page's
+# code, so it is silenced once, here.
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", r"`torch\.jit\.", DeprecationWarning)
+    import torch._inductor.compile_fx
+
+device = compperf.try_gpu()
+print(compperf.environment(device))
+
+# %%
+# Three usual causes
+# ------------------
+# Each function below computes a ``tanh``, then runs one line that Dynamo
+# cannot put in a graph, then scales the result:
+#
+# * ``print``: output is a side effect that must happen in order, in Python;
+# * ``.item()``: turns a tensor into a Python number, which the rest of the
+#   function then uses as a constant;
+# * unsupported Python: ``json.dumps`` is implemented in C, so Dynamo cannot
+#   look inside it.
+#
+# In eager mode all three return the same values.
+
+
+def with_print(x):
+    y = torch.tanh(x)
+    print("tanh done")
+    return y * 2 + 1
+
+
+def with_item(x):
+    y = torch.tanh(x)
+    scale = y.abs().max().item()
+    return y / scale * 2 + 1
+
+
+SETTINGS = {"scale": 1.0}
+
+
+def with_json(x):
+    y = torch.tanh(x)
+    settings = json.loads(
+        json.dumps(SETTINGS)
+    )  # a copy, as a config loader might do
+    return y * settings["scale"] * 2 + 1
+
+
+x = torch.randn(1000, device=device)
+causes = {"print": with_print, ".item()": with_item, "json.dumps": with_json}
+for name, fn in causes.items():
+    print(f"eager, {name}: first values {fn(x)[:3].tolist()}")
+
+# %%
+# Find them with ``torch._dynamo.explain``
+# ----------------------------------------
+# ``torch._dynamo.explain(fn)(*args)`` runs ``fn`` once under Dynamo and
+# reports every graph and every break, with the reason Dynamo gives. It resets
+# Dynamo before and after, so it does not disturb what you compile later.
+# Look for the graph count, the break count and the first line of each
+# reason. The ``print`` also shows its output once, while Dynamo runs it.
+
+explanations = {}
+for name, fn in causes.items():
+    report = torch._dynamo.explain(fn)(x)
+    explanations[name] = {
+        "graphs": report.graph_count,
+        "breaks": len(report.break_reasons),
+        "reasons": [
+            reason.reason.splitlines()[0] for reason in report.break_reasons
+        ],
+    }
+# A break before the first tensor operation leaves no graph behind, so
+# graph_count - 1 can miss it; the reasons list counts every break.
+for name, found in explanations.items():
+    print(
+        f"{name}: {found['graphs']} graphs, {found['breaks']} graph break(s); "
+        f"reason: {'; '.join(found['reasons'])}"
+    )
+
+# %%
+# ``fullgraph=True`` turns a break into an error
+# ----------------------------------------------
+# When you need one graph, say so: ``torch.compile(fn, fullgraph=True)``
+# raises at the first break instead of splitting, and the error says why and
+# where. ``backend="eager"`` skips code generation, since only Dynamo's
+# capture matters here. Look at the ``.item()`` line: with ``fullgraph=True``
+# Dynamo turns on ``capture_scalar_outputs``, which keeps the number inside the
+# graph as a symbol, so that break disappears instead of becoming an error.
+
+fullgraph_errors = {}
+for name, fn in causes.items():
+    torch.compiler.reset()
+    try:
+        torch.compile(fn, fullgraph=True, backend="eager")(x)
+    except torch._dynamo.exc.Unsupported as error:
+        fullgraph_errors[name] = (
+            f"{type(error).__name__}: {str(error).splitlines()[0]}"
+        )
+    else:
+        fullgraph_errors[name] = "compiled as one graph"
+for name, outcome in fullgraph_errors.items():
+    print(f"fullgraph=True, {name}: {outcome}")
+
+# %%
+# The fixes
+# ---------
+# Each fix keeps the work in tensors or moves the Python out of the compiled
+# function:
+#
+# * drop the ``print`` (or print outside the compiled function);
+# * keep the maximum as a zero-dimensional tensor instead of calling
+#   ``.item()``: the division stays in the graph;
+# * read the settings once, before calling the compiled function, and pass the
+#   number in.
+#
+# The same checks as above now find one graph each, and ``fullgraph=True``
+# compiles all three.
+
+
+def fixed_print(x):
+    return torch.tanh(x) * 2 + 1
+
+
+def fixed_item(x):
+    y = torch.tanh(x)
+    return y / y.abs().max() * 2 + 1
+
+
+def fixed_json(x, scale):
+    return torch.tanh(x) * scale * 2 + 1
+
+
+scale = json.loads(json.dumps(SETTINGS))["scale"]  # once, outside
+fixes = {
+    "print": (fixed_print, (x,)),
+    ".item()": (fixed_item, (x,)),
+    "json.dumps": (fixed_json, (x, scale)),
+}
+fixed_graphs = {}
+for name, (fn, args) in fixes.items():
+    torch.testing.assert_close(fn(*args), causes[name](x))
+    report = torch._dynamo.explain(fn)(*args)
+    torch.compiler.reset()  # fullgraph=True below raises if any break is left
+    torch.compile(fn, fullgraph=True, backend="eager")(*args)
+    fixed_graphs[name] = report.graph_count
+    print(
+        f"fixed {name}: {report.graph_count} graph, {report.graph_break_count} "
+        f"graph breaks; fullgraph=True compiles it; same values as before"
+    )
+
+# %%
+# What one break costs
+# --------------------
+# Now the real compiler: ``torch.compile`` with its default backend, Inductor,
+# on the ``.item()`` function and on its fix, timed against eager mode on the
+# same 1000 numbers. The first call of each compiled version compiles it; the
+# table times the calls after that. Everything in this cell runs on one
+# thread: work this small gains nothing from a second one, and one thread is
+# less disturbed by other programs running on the machine. The thread count is
+# set before compiling because it is part of what a compiled graph assumes:
+# changing it later would make Dynamo compile again (the next example shows
+# these assumptions, the guards). If this machine cannot compile (on a CPU,
+# Inductor needs a C++ compiler), the cell says so and uses the
+# ``aot_eager`` backend, which captures the same graphs without generating
+# code, so the break is still there to measure.
+
+threads_before = torch.get_num_threads()
+torch.set_num_threads(1)
+backend = "inductor"
+compile_seconds = {}
+versions = {}
+for name, fn in (
+    ("with a break (.item())", with_item),
+    ("fixed, one graph", fixed_item),
+):
+    torch.compiler.reset()
+    timer = compperf.Timer()
+    try:
+        compiled = torch.compile(fn, backend=backend)
+        torch.testing.assert_close(compiled(x), fn(x))
+    except (
+        torch._dynamo.exc.BackendCompilerFailed
+    ) as error:  # e.g. no C++ compiler
+        print(
+            f"Inductor cannot compile here ({type(error).__name__}: "
+            f"{str(error).splitlines()[0]}); using the aot_eager backend instead"
+        )
+        backend = "aot_eager"
+        timer = compperf.Timer()
+        compiled = torch.compile(fn, backend=backend)
+        torch.testing.assert_close(compiled(x), fn(x))
+    compperf.synchronize(device)
+    compile_seconds[name] = timer.stop()
+    versions[name] = compiled
+print(f"backend: {backend}")
+for name, seconds in compile_seconds.items():
+    print(f"first call (compiles) {name}: {seconds:.2f} s")
+
+timings = [
+    compperf.measure(
+        run,
+        x,
+        device=device,
+        description=name,
+        min_run_time=MIN_RUN_TIME,
+        num_threads=1,
+    )
+    for name, run in {"eager": with_item, **versions}.items()
+]
+torch.set_num_threads(threads_before)
+print(
+    compperf.compare(timings, title=f"scaled tanh of 1000 numbers on {device}")
+)
+
+# %%
+# The cell reads the table for you. It compares the version with the break to
+# its fix, and calls the difference real only when the IQR ranges of the two
+# medians do not overlap.
+
+
+def difference(a, b):
+    """How a's median compares to b's: 'faster', 'slower' or 'unclear'.
+
+    A difference counts only when the IQR ranges around the two medians do not
+    overlap.
+    """
+    if abs(a.median - b.median) <= (a.iqr + b.iqr) / 2:
+        return "unclear"
+    return "faster" if a.median < b.median else "slower"
+
+
+eager_time, broken, fixed = timings
+cost = broken.median - fixed.median
+break_difference = difference(broken, fixed)
+if break_difference == "slower":
+    print(
+        f"the graph break costs {compperf.format_time(cost)} per call here: the "
+        f"version with the break takes {broken.median / fixed.median:.1f}x the time of its fix"
+    )
+elif break_difference == "faster":
+    print(
+        f"the version with the break is faster than its fix here, by "
+        f"{compperf.format_time(-cost)} per call"
+    )
+else:
+    print("this run cannot tell the version with the break from its fix")
+against_eager = difference(fixed, eager_time)
+ratio = f"{fixed.median / eager_time.median:.2f}x the time of eager mode"
+if against_eager == "unclear":
+    print(
+        f"the fixed compiled version and eager mode cannot be told apart here ({ratio})"
+    )
+else:
+    print(
+        f"the fixed compiled version is {against_eager} than eager mode: {ratio}"
+    )
+
+# %%
+# Where the time goes: the version with a break runs a graph up to the
+# maximum, copies one number out of a tensor, goes through Python, checks the
+# guards of a second graph and runs it. The fix runs one graph, which Inductor
+# can fuse into fewer loops over the data. On a GPU the ``.item()`` also
+# waits for the device to finish (a synchronization, see the chapter on
+# asynchronous computation), which usually makes such a break cost more there.
+#
+# Summary
+# -------
+# * A graph break splits a compiled function into several graphs with Python
+#   in between; results stay right, so breaks go unnoticed.
+# * ``torch._dynamo.explain`` counts graphs and breaks and gives each reason;
+#   ``fullgraph=True`` turns the first break into an error.
+# * Usual causes: ``print`` and other side effects, ``.item()`` and other
+#   conversions to Python values, and calls Dynamo cannot trace, such as C
+#   functions from the standard library.
+# * Fixes keep the work in tensors or move the Python outside the compiled
+#   function. The measured cost of the break on this machine is printed above.
+#
+# Exercises
+# ---------
+# 1. Set ``torch._dynamo.config.capture_scalar_outputs = True`` and explain
+#    ``with_item`` again. How many graphs are there now?
+# 2. Call the compiled ``with_item`` with ``2 * x``. The break turns the maximum
+#    into a Python number that the second graph uses: does the new value make
+#    Dynamo compile again? Count with ``torch._dynamo.utils.counters``.
+# 3. Switch on the graph-break log with
+#    ``torch._logging.set_logs(graph_breaks=True)`` (the API behind
+#    ``TORCH_LOGS="graph_breaks"``) and call a freshly compiled ``with_item``.
+#    Which line of your code does the log point at?
+#
+# Answers, to run after the page:
+#
+# .. code-block:: python
+#
+#     # 1. The .item() becomes part of the graph: one graph, no break (as
+#     #    with fullgraph=True above).
+#     with torch._dynamo.config.patch(capture_scalar_outputs=True):
+#         print(torch._dynamo.explain(with_item)(x).graph_count)
+#
+#     # 2. Yes: the first new value makes Dynamo compile the second graph again,
+#     #    with the number as an input this time (automatic dynamic).
+#     from torch._dynamo.utils import counters
+#     torch.compiler.reset(); counters.clear()
+#     compiled = torch.compile(with_item, backend="eager")
+#     for factor in (1, 2, 3):
+#         compiled(factor * x)
+#     print(counters["stats"]["unique_graphs"])
+#
+#     # 3. The log (on standard error) names the reason and points at
+#     #    `scale = y.abs().max().item()`; set_logs() switches it off again.
+#     torch.compiler.reset()
+#     torch._logging.set_logs(graph_breaks=True)
+#     torch.compile(with_item, backend="eager")(x)
+#     torch._logging.set_logs()

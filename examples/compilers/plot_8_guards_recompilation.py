@@ -1,0 +1,441 @@
+"""
+Guards and recompilation
+========================
+
+A compiled graph is only valid for inputs like the ones it was made for.
+You see the checks (guards) that ``torch.compile`` attaches to each graph,
+watch a new shape, dtype or Python constant trigger a recompile in the
+compiler's own log, choose between ``dynamic=True`` and
+``torch._dynamo.mark_dynamic``, and hit the recompile limit.
+"""
+
+# %%
+# Why it matters
+# --------------
+# Dynamo traces your function with the inputs of the first call and assumes
+# what it saw: the shapes, the dtypes, the value of every Python number. Each
+# assumption becomes a guard, checked before each call. When a guard fails,
+# Dynamo traces and compiles again. A model that sees a new sequence length on
+# every batch can spend more time compiling than running, and past a limit
+# Dynamo gives up and runs the function in eager mode. The first line says
+# which device and software produced the outputs below.
+
+import contextlib
+import logging
+import re
+
+import torch
+from torch._dynamo.utils import counters
+
+import compperf
+
+device = compperf.try_gpu()
+print(compperf.environment(device))
+
+# %%
+# Two helpers
+# -----------
+# The first is a ``torch.compile`` backend that records each graph Dynamo
+# hands it and runs it unchanged: graphs are what you count here, and no code
+# generation (and no C++ compiler) is needed. The second switches on some of
+# the compiler's logs with ``torch._logging.set_logs``, the API behind the
+# ``TORCH_LOGS`` environment variable, and collects their messages so that
+# the page can print them, without the timestamps and file paths of the usual
+# log lines. ``fresh_start`` gives each experiment a clean state:
+# ``torch.compiler.reset()`` forgets compiled code but not Dynamo's counters,
+# so it clears ``torch._dynamo.utils.counters`` as well.
+
+graphs = []
+
+
+def recording_backend(graph_module, example_inputs):
+    """A torch.compile backend that keeps each graph and runs it unchanged."""
+    graphs.append(graph_module)
+    return graph_module.forward
+
+
+def fresh_start():
+    """Forget compiled code, recorded graphs and Dynamo's counters."""
+    torch.compiler.reset()
+    counters.clear()
+    graphs.clear()
+
+
+def readable(message):
+    """A log message with each file path shortened to the file name."""
+    return re.sub(r"(?:[^\s\"']*/)+([^\s/\"']+\.py)", r"\1", message)
+
+
+def torch_loggers_with_handlers():
+    """The loggers of the ``torch`` hierarchy that have handlers of their own."""
+    names = [
+        name
+        for name in logging.root.manager.loggerDict
+        if name == "torch" or name.startswith("torch.")
+    ]
+    return [
+        logger for logger in map(logging.getLogger, names) if logger.handlers
+    ]
+
+
+@contextlib.contextmanager
+def compiler_log(**artifacts):
+    """Switch on torch log artifacts (e.g. recompiles=True); collect their messages.
+
+    Yields a list that fills with the messages logged inside the block, those
+    of the artifacts and any warning or error of the ``torch`` loggers. The
+    usual handlers, which write to standard error, are set aside meanwhile and
+    put back afterwards, with the default log settings.
+    """
+    messages = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            messages.append(readable(record.getMessage()))
+
+    before = {
+        logger: list(logger.handlers)
+        for logger in torch_loggers_with_handlers()
+    }
+    torch._logging.set_logs(**artifacts)
+    collect = Collect()
+    loggers = torch_loggers_with_handlers()
+    for logger in loggers:
+        for handler in list(logger.handlers):
+            logger.removeHandler(handler)
+        logger.addHandler(collect)
+    try:
+        yield messages
+    finally:
+        torch._logging.set_logs()  # the default levels (it adds fresh handlers)
+        for logger in {*loggers, *torch_loggers_with_handlers()}:
+            for handler in list(logger.handlers):
+                logger.removeHandler(handler)
+        for logger, handlers in before.items():
+            for handler in handlers:
+                logger.addHandler(handler)
+
+
+# %%
+# The guards of one graph
+# -----------------------
+# ``scaled`` multiplies a tensor by a Python number. The ``guards`` log prints
+# the full guard tree of each new graph; the cell keeps the guards on the two
+# arguments. Look for ``TENSOR_MATCH`` (dtype, device, size and stride of
+# ``x``) and ``EQUALS_MATCH`` (the value of ``scale``, baked into the graph as
+# a constant).
+
+
+def scaled(x, scale):
+    return torch.sin(x) * scale + 1
+
+
+def argument_guards(messages):
+    """Guard lines about the function's arguments, without the source comments."""
+    lines = []
+    for message in messages:
+        for line in message.splitlines():
+            kind, _, rest = line.strip(" |+-").partition(": ")
+            if "L['" in rest and kind.endswith("MATCH"):
+                lines.append(f"{kind}: {rest.split('  #')[0].strip()}")
+    return lines
+
+
+fresh_start()
+compiled = torch.compile(scaled, backend=recording_backend)
+x4 = torch.randn(4, device=device)
+with compiler_log(guards=True) as messages:
+    compiled(x4, 2.0)
+first_guards = argument_guards(messages)
+print(f"graphs compiled: {len(graphs)}; guards on the arguments:")
+for line in first_guards:
+    print(" ", line)
+
+# %%
+# What triggers a recompile
+# -------------------------
+# Now a series of calls, each changing one thing. The ``recompiles`` log says
+# which guard failed every time Dynamo compiles again; the table after it
+# counts the graphs from the recording backend call by call. Look at the two
+# shape changes: after the first one Dynamo recompiles with the size as a
+# symbol (*automatic dynamic shapes*), so the next new size needs no new
+# graph. A new value of ``scale`` does the same for the number.
+
+calls = [
+    ("same input again", torch.randn(4, device=device), 2.0),
+    ("new shape (8)", torch.randn(8, device=device), 2.0),
+    ("another shape (16)", torch.randn(16, device=device), 2.0),
+    (
+        "new dtype (float64)",
+        torch.randn(16, device=device, dtype=torch.float64),
+        2.0,
+    ),
+    ("new constant (scale=3.0)", torch.randn(16, device=device), 3.0),
+    ("another constant (scale=4.0)", torch.randn(16, device=device), 4.0),
+]
+recompiled = {}
+with compiler_log(recompiles=True) as messages:
+    for change, x, scale in calls:
+        before = len(graphs)
+        torch.testing.assert_close(compiled(x, scale), scaled(x, scale))
+        recompiled[change] = len(graphs) - before
+recompile_messages = [m for m in messages if m.startswith("Recompiling")]
+for message in recompile_messages:
+    for line in message.splitlines():
+        if (
+            "User stack trace" in line
+        ):  # the source lines that follow repeat the code
+            break
+        print(line.split("  #")[0].rstrip())
+print()
+print(f"{'call':<30}new graphs")
+for change, new in recompiled.items():
+    print(f"{change:<30}{new}")
+print(
+    f"{len(calls) + 1} calls, {len(graphs)} graphs, "
+    f"{len(recompile_messages)} recompiles in the log; "
+    f"Dynamo's counter of unique graphs: {counters['stats']['unique_graphs']}"
+)
+
+# %%
+# ``dynamic=True`` against ``mark_dynamic``
+# -----------------------------------------
+# When you know a dimension varies, say so before the first call instead of
+# paying for a recompile. Two ways:
+#
+# * ``torch.compile(fn, dynamic=True)`` treats every size (and every Python
+#   number) as a symbol from the first compile on;
+# * ``torch._dynamo.mark_dynamic(x, 0)`` marks one dimension of one input. If
+#   the code forces that dimension to a fixed value, Dynamo raises an error
+#   instead of quietly specializing it.
+#
+# ``dynamic=False`` goes the other way: a new graph for every new size. The
+# cell runs the same five batch sizes through each choice and counts graphs.
+# Sizes 0 and 1 are special cases in PyTorch (they get graphs of their own),
+# so the sizes start at 2.
+
+SIZES = [2, 3, 5, 8, 13]
+
+
+def batch_sum(x):
+    return (torch.sin(x) * 2).sum(dim=1)
+
+
+def graphs_for_sizes(compiled_fn, mark=False):
+    """Call compiled_fn at each batch size; return the number of graphs made."""
+    fresh_start()
+    for size in SIZES:
+        x = torch.randn(size, 8, device=device)
+        if mark:
+            torch._dynamo.mark_dynamic(x, 0)
+        torch.testing.assert_close(compiled_fn(x), batch_sum(x))
+    return len(graphs)
+
+
+choices = {
+    "dynamic=False": graphs_for_sizes(
+        torch.compile(batch_sum, backend=recording_backend, dynamic=False)
+    ),
+    "default (automatic)": graphs_for_sizes(
+        torch.compile(batch_sum, backend=recording_backend)
+    ),
+    "dynamic=True": graphs_for_sizes(
+        torch.compile(batch_sum, backend=recording_backend, dynamic=True)
+    ),
+    "mark_dynamic(x, 0)": graphs_for_sizes(
+        torch.compile(batch_sum, backend=recording_backend), mark=True
+    ),
+}
+print(f"batch sizes {SIZES}")
+for choice, count in choices.items():
+    print(f"{choice:<22}{count} graph(s)")
+fewest = min(choices.values())
+print(
+    "fewest graphs:",
+    ", ".join(choice for choice, count in choices.items() if count == fewest),
+)
+
+# %%
+# The difference between the two shows when the code needs a fixed size.
+# ``add_offsets`` adds a tensor of four numbers, so the batch must be 4. With
+# ``mark_dynamic`` Dynamo stops with an error that names the marked dimension
+# and says what to do. ``dynamic=True`` only asks for sizes to be symbols
+# where possible: it compiles without a word and fixes the size to 4 in the
+# graph, as the shape of its input shows.
+
+
+def add_offsets(x):
+    return x + torch.arange(4.0, device=x.device)
+
+
+def input_shapes(graph_module):
+    """The shapes Dynamo recorded for the graph's tensor inputs (symbols where dynamic)."""
+    values = [
+        node.meta["example_value"]
+        for node in graph_module.graph.nodes
+        if node.op == "placeholder"
+    ]
+    return [str(tuple(v.shape)) for v in values if isinstance(v, torch.Tensor)]
+
+
+fresh_start()
+marked = torch.randn(4, device=device)
+torch._dynamo.mark_dynamic(marked, 0)
+with (
+    compiler_log()
+):  # keeps Dynamo's own report of the error off standard error
+    try:
+        torch.compile(add_offsets, backend=recording_backend)(marked)
+    except RuntimeError as error:  # ConstraintViolationError in torch 2.13
+        lines = [line.strip(" -") for line in str(error).splitlines()]
+        mark_dynamic_error = (
+            f"{type(error).__name__}: {lines[0]}\n  {lines[1]}"
+        )
+    else:
+        mark_dynamic_error = None
+print(
+    "mark_dynamic, code that fixes the size:", mark_dynamic_error or "no error"
+)
+fresh_start()
+torch.compile(add_offsets, backend=recording_backend, dynamic=True)(
+    torch.randn(4, device=device)
+)
+dynamic_true_shapes = input_shapes(graphs[0])
+print(
+    f"dynamic=True, same code: no error, graph input shape {', '.join(dynamic_true_shapes)}"
+)
+fresh_start()
+torch.compile(batch_sum, backend=recording_backend, dynamic=True)(
+    torch.randn(4, 8, device=device)
+)
+batch_sum_shapes = input_shapes(graphs[0])
+print(
+    f"dynamic=True on batch_sum, for comparison: graph input shape {', '.join(batch_sum_shapes)}"
+)
+
+# %%
+# The recompile limit
+# -------------------
+# Dynamo keeps at most ``torch._dynamo.config.recompile_limit`` graphs per
+# function (the default is printed below). ``repeat`` runs a loop whose length
+# is a Python argument: the loop is unrolled into the graph, so every new
+# length is a new graph, with no way to make it dynamic. The cell lowers the
+# limit to 4 to keep the page short and calls ``repeat`` with lengths 1 to 6.
+# Look at the warning Dynamo logs when it reaches the limit, and at what
+# happens to the calls after it: they still return the right result, but in
+# eager mode.
+
+
+def repeat(x, steps):
+    for _ in range(steps):
+        x = torch.sin(x)
+    return x
+
+
+print(f"default recompile_limit: {torch._dynamo.config.recompile_limit}")
+LIMIT = 4
+fresh_start()
+compiled_repeat = torch.compile(repeat, backend=recording_backend)
+x = torch.randn(4, device=device)
+graphs_after = {}
+with (
+    torch._dynamo.config.patch(recompile_limit=LIMIT),
+    compiler_log() as messages,
+):
+    for steps in range(1, 7):
+        torch.testing.assert_close(compiled_repeat(x, steps), repeat(x, steps))
+        graphs_after[steps] = len(graphs)
+limit_warnings = [
+    m.splitlines()[0] for m in messages if "recompile_limit" in m
+]
+for warning in limit_warnings:
+    print("logged:", warning)
+print(
+    "graphs after each call:",
+    ", ".join(f"steps={s}: {n}" for s, n in graphs_after.items()),
+)
+uncompiled = [
+    steps
+    for steps, count in graphs_after.items()
+    if count == graphs_after.get(steps - 1)
+]
+print(
+    f"with recompile_limit={LIMIT}, Dynamo compiled {len(graphs)} graphs for "
+    f"{len(graphs_after)} loop lengths; the calls with steps "
+    f"{', '.join(map(str, uncompiled)) or 'none'} got no graph and ran in eager mode, "
+    f"with correct results"
+)
+
+# %%
+# In production you often want a recompile to be loud instead. The public
+# ``torch.compiler.set_stance("fail_on_recompile")`` raises at the first
+# recompile, naming the guard that failed:
+
+fresh_start()
+compiled_repeat = torch.compile(repeat, backend=recording_backend)
+compiled_repeat(x, 1)
+try:
+    with torch.compiler.set_stance("fail_on_recompile"):
+        compiled_repeat(x, 2)
+except RuntimeError as error:
+    stance_error = (
+        f"{type(error).__name__}: {readable(str(error).splitlines()[0])}"
+    )
+else:
+    stance_error = None
+print("set_stance('fail_on_recompile'):", stance_error or "no error")
+
+# %%
+# Summary
+# -------
+# * Every compiled graph carries guards: the type, dtype, device, shape and
+#   stride of each tensor, the value of each Python number it used, and global
+#   state such as the thread count and grad mode.
+# * A failed guard means a recompile; ``torch._logging.set_logs(recompiles=True)``
+#   (or ``TORCH_LOGS="recompiles"``) says which guard failed.
+# * After a first change, Dynamo makes a size or number dynamic by itself;
+#   ``dynamic=True`` does it for everything from the start, ``mark_dynamic``
+#   for one dimension, with an error if the code fixes that dimension.
+# * Past ``recompile_limit`` graphs per function, Dynamo stops compiling and
+#   runs it in eager mode; ``set_stance("fail_on_recompile")`` turns any
+#   recompile into an error.
+#
+# Exercises
+# ---------
+# 1. Call ``compiled`` (the ``scaled`` function) with ``requires_grad=True`` on
+#    its input. Which guard fails?
+# 2. Change the thread count with ``torch.set_num_threads`` between two calls
+#    of a compiled function. Does it recompile?
+# 3. Rewrite ``repeat`` so that the number of steps is a tensor and the loop
+#    becomes one graph for every length. Hint: ``torch.cond`` handles
+#    branches, not loops; think about what you can compute without a loop.
+#
+# Answers, to run after the page:
+#
+# .. code-block:: python
+#
+#     # 1. TENSOR_MATCH on x: requires_grad changed (the log line says so).
+#     fresh_start()
+#     with compiler_log(recompiles=True) as messages:
+#         compiled(torch.randn(4), 2.0)
+#         compiled(torch.randn(4, requires_grad=True), 2.0)
+#     print([m for m in messages if m.startswith("Recompiling")])
+#
+#     # 2. Yes: the thread count is part of the global-state guard.
+#     fresh_start()
+#     threads = torch.get_num_threads()
+#     compiled(torch.randn(4), 2.0)
+#     torch.set_num_threads(1)
+#     compiled(torch.randn(4), 2.0)
+#     torch.set_num_threads(threads)
+#     print(len(graphs))  # 2
+#
+#     # 3. sin applied n times has no closed form, but many loops do: for
+#     #    example, multiplying n times by 2 is multiplying once by 2**n.
+#     def times_two(x, steps):
+#         return x * torch.pow(2.0, steps)
+#     fresh_start()
+#     compiled_times_two = torch.compile(times_two, backend=recording_backend)
+#     for steps in range(1, 7):
+#         compiled_times_two(x, torch.tensor(float(steps)))
+#     print(len(graphs))  # 1

@@ -1,0 +1,383 @@
+"""
+Compile modes and a compiled training step
+==========================================
+
+``torch.compile`` has modes that trade compile time for speed. You compare
+``default``, ``reduce-overhead`` and ``max-autotune`` on a small network, see
+what each one turns on and what it does on this machine, then compile a whole
+training step (forward, backward, optimizer) and measure when it pays back
+its compile time.
+"""
+
+# %%
+# Why it matters
+# --------------
+# A mode is a bundle of compiler settings. ``reduce-overhead`` records the
+# work as a CUDA graph, which removes the cost of launching many small GPU
+# kernels, but it does nothing for a CPU. ``max-autotune`` tries several
+# implementations of each matrix product and keeps the fastest, which costs
+# compile time. Training adds the backward pass and the optimizer, which the
+# compiler must capture too. What pays depends on the device, so the page
+# measures it. The first line says which device and software produced the
+# numbers below.
+
+import copy
+import warnings
+
+import torch
+from torch import nn
+from torch._dynamo.utils import counters
+
+import compperf
+
+MIN_RUN_TIME = 0.3  # seconds of timed calls per measurement
+STEPS = 30  # training steps compared between eager mode and compiled
+# sphinx_gallery_start_ignore
+# The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
+import os
+
+if os.environ.get("COMPPERF_FAST") == "1":
+    MIN_RUN_TIME, STEPS = 0.05, 5
+# sphinx_gallery_end_ignore
+
+# Importing Inductor, torch.compile's default compiler, runs a deprecated
+# torch.jit decorator inside torch 2.13. The warning is not about this page's
+# code, so it is silenced once, here.
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", r"`torch\.jit\.", DeprecationWarning)
+    import torch._inductor.compile_fx
+
+# One CPU thread: these small models gain little from a second one, and a
+# single thread is less disturbed by other programs on a shared machine. The
+# thread count is part of what compiled code assumes (a guard, see the
+# previous page), so it is set before anything compiles, and given back at
+# the end of the page.
+threads_before = torch.get_num_threads()
+torch.set_num_threads(1)
+device = compperf.try_gpu()
+print(compperf.environment(device))
+
+# %%
+# What each mode turns on
+# -----------------------
+# ``torch._inductor.list_mode_options`` lists the settings behind each mode
+# name. ``triton.cudagraphs`` is CUDA graphs; ``max_autotune`` benchmarks
+# alternative kernels; ``coordinate_descent_tuning`` tunes the block sizes of
+# generated GPU kernels.
+
+for mode in ("default", "reduce-overhead", "max-autotune"):
+    print(
+        f"{mode:<16}{torch._inductor.list_mode_options(mode) or 'no changes'}"
+    )
+
+# %%
+# Three modes on one network
+# --------------------------
+# The network is a small perceptron, 784-256-256-10, run on a batch of 64 with
+# gradients off. For each mode the cell compiles it from a clean state, times
+# the first call (the compilation; Inductor keeps generated code in a cache on
+# disk, so a warm cache makes this shorter, and a mode that generates the same
+# kernels as the one before it finds them there), checks the result against
+# eager mode, and reads Inductor's counter of skipped CUDA graphs.
+# ``max-autotune`` has little to tune here: three matrix products, which keeps
+# its compile time, and this page, short. If a mode cannot compile (on a CPU,
+# Inductor needs a C++ compiler), the cell says so and goes on without it.
+
+
+def get_net():
+    return nn.Sequential(
+        nn.Linear(784, 256),
+        nn.ReLU(),
+        nn.Linear(256, 256),
+        nn.ReLU(),
+        nn.Linear(256, 10),
+    )
+
+
+torch.manual_seed(0)
+net = get_net().to(device).requires_grad_(False)
+x = torch.randn(64, 784, device=device)
+expected = net(x)
+
+compile_seconds, cudagraph_skips, modes = {}, {}, {"eager": net}
+for mode in ("default", "reduce-overhead", "max-autotune"):
+    torch.compiler.reset()
+    counters.clear()
+    compiled = torch.compile(net, mode=mode)
+    timer = compperf.Timer()
+    try:
+        out = compiled(x)
+        compperf.synchronize(device)
+    except (
+        torch._dynamo.exc.BackendCompilerFailed
+    ) as error:  # e.g. no C++ compiler
+        print(f"{mode}: cannot compile here ({str(error).splitlines()[0]})")
+        continue
+    compile_seconds[mode] = timer.stop()
+    torch.testing.assert_close(out, expected)
+    cudagraph_skips[mode] = counters["inductor"]["cudagraph_skips"]
+    modes[mode] = compiled
+for mode, seconds in compile_seconds.items():
+    print(
+        f"{mode:<16}first call {seconds:6.2f} s, "
+        f"CUDA graphs skipped: {cudagraph_skips[mode]}"
+    )
+
+# %%
+# The cell below reads the counters. On a GPU, ``reduce-overhead`` records the
+# network as a CUDA graph and replays it on later calls, unless something
+# stops it (the skip counter then rises). On a CPU there are no CUDA graphs:
+# Inductor skips them, and the mode runs the same generated code as
+# ``default``.
+
+if "reduce-overhead" in cudagraph_skips:
+    if device.type == "cuda" and cudagraph_skips["reduce-overhead"] == 0:
+        print("reduce-overhead: the network runs as a CUDA graph on this GPU")
+    elif device.type == "cuda":
+        print(
+            "reduce-overhead: Inductor skipped CUDA graphs for this network here"
+        )
+    else:
+        print(
+            f"reduce-overhead on {device.type}: no CUDA graphs "
+            f"(skipped {cudagraph_skips['reduce-overhead']} time(s)), so it falls back "
+            f"to the code of the default mode"
+        )
+
+# %%
+# Time per call for each mode, eager mode first. The ``vs first`` column is
+# each mode's time relative to eager mode.
+
+mode_timings = [
+    compperf.measure(
+        run, x, device=device, description=name, min_run_time=MIN_RUN_TIME
+    )
+    for name, run in modes.items()
+]
+print(
+    compperf.compare(
+        mode_timings, title=f"784-256-256-10 perceptron, batch 64, on {device}"
+    )
+)
+
+
+def difference(a, b):
+    """How a's median compares to b's: 'faster', 'slower' or 'unclear'.
+
+    A difference counts only when the IQR ranges around the two medians do not
+    overlap.
+    """
+    if abs(a.median - b.median) <= (a.iqr + b.iqr) / 2:
+        return "unclear"
+    return "faster" if a.median < b.median else "slower"
+
+
+eager_timing = mode_timings[0]
+for timing in mode_timings[1:]:
+    verdict = difference(timing, eager_timing)
+    ratio = timing.median / eager_timing.median
+    if verdict == "unclear":
+        print(
+            f"{timing.description}: cannot be told apart from eager mode ({ratio:.2f}x)"
+        )
+    else:
+        print(
+            f"{timing.description}: {verdict} than eager mode ({ratio:.2f}x its time)"
+        )
+
+# %%
+# One training step, compiled
+# ---------------------------
+# A training step runs the forward pass, the loss, the backward pass and the
+# optimizer. ``train_step`` below does all four, and ``torch.compile`` gets
+# the whole function. Dynamo cannot trace ``loss.backward()`` itself, so it
+# breaks the graph there (as on the graph-breaks page): the forward pass is
+# compiled together with its backward pass (AOTAutograd derives the backward
+# graph ahead of time), and the optimizer update becomes a graph of its own.
+# The optimizer's code has breaks of its own; the cell lists every reason
+# Dynamo counted, with how often it met it.
+# Two copies of the same network, with the same starting weights and the same
+# batches, train side by side: one in eager mode, one compiled.
+
+
+def make_step(model, optimizer):
+    loss_fn = nn.CrossEntropyLoss()
+
+    def train_step(inputs, targets):
+        loss = loss_fn(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        return loss.detach()
+
+    return train_step
+
+
+torch.manual_seed(0)
+eager_model = get_net().to(device)
+compiled_model = copy.deepcopy(eager_model)
+eager_step = make_step(
+    eager_model, torch.optim.SGD(eager_model.parameters(), lr=0.05)
+)
+compiled_step = torch.compile(
+    make_step(
+        compiled_model, torch.optim.SGD(compiled_model.parameters(), lr=0.05)
+    )
+)
+batches = [
+    (
+        torch.randn(64, 784, device=device),
+        torch.randint(0, 10, (64,), device=device),
+    )
+    for _ in range(STEPS)
+]
+
+# %%
+# The first compiled steps compile; the cell times the first two separately,
+# then runs the remaining steps and compares the losses of the two copies.
+# They should agree up to rounding: compiled code may sum in another order.
+
+torch.compiler.reset()
+counters.clear()
+first_steps = []
+eager_losses, compiled_losses = [], []
+try:
+    for i, (inputs, targets) in enumerate(batches):
+        eager_losses.append(eager_step(inputs, targets).item())
+        timer = compperf.Timer()
+        compiled_losses.append(compiled_step(inputs, targets).item())
+        if i < 2:
+            first_steps.append(timer.stop())
+except (
+    torch._dynamo.exc.BackendCompilerFailed
+) as error:  # e.g. no C++ compiler
+    print(
+        f"the training step cannot compile here ({str(error).splitlines()[0]})"
+    )
+    compiled_step = None
+else:
+    torch.testing.assert_close(
+        torch.tensor(compiled_losses),
+        torch.tensor(eager_losses),
+        rtol=1e-3,
+        atol=1e-4,
+    )
+    training_graphs = counters["stats"]["unique_graphs"]
+    print(
+        f"first compiled step {first_steps[0]:.2f} s, second {first_steps[1]:.2f} s; "
+        f"Dynamo compiled {training_graphs} graphs for the step"
+    )
+    for reason, count in counters["graph_break"].items():
+        print(f"graph break x{count}: {reason.splitlines()[0]}")
+    print(
+        f"loss after {STEPS} steps: eager {eager_losses[-1]:.4f}, "
+        f"compiled {compiled_losses[-1]:.4f} (same within rounding)"
+    )
+
+# %%
+# Time per step
+# -------------
+# Both steps keep training their copy while they are timed; each call does the
+# full step on the same batch.
+
+if compiled_step is not None:
+    inputs, targets = batches[0]
+    step_timings = [
+        compperf.measure(
+            step,
+            inputs,
+            targets,
+            device=device,
+            description=name,
+            min_run_time=MIN_RUN_TIME,
+        )
+        for name, step in (
+            ("eager step", eager_step),
+            ("compiled step", compiled_step),
+        )
+    ]
+    print(
+        compperf.compare(
+            step_timings, title=f"one SGD step, batch 64, on {device}"
+        )
+    )
+
+# %%
+# When does compiling the step pay?
+# ---------------------------------
+# Compiling costs the extra time of the first steps; each later step saves
+# (or loses) the difference in time per step. The cell works out after how
+# many steps the saving covers the compile time, if it ever does on this
+# machine.
+
+if compiled_step is not None:
+    eager_per_step, compiled_per_step = (m.median for m in step_timings)
+    compile_cost = sum(first_steps) - 2 * compiled_per_step
+    saving = eager_per_step - compiled_per_step
+    verdict = difference(*reversed(step_timings))
+    print(
+        f"compile cost {compile_cost:.2f} s; per step: eager "
+        f"{compperf.format_time(eager_per_step)}, compiled {compperf.format_time(compiled_per_step)}"
+    )
+    if verdict == "faster":
+        steps_to_pay = compile_cost / saving
+        print(
+            f"the compiled step is faster; it pays back its compile time after about "
+            f"{steps_to_pay:,.0f} steps"
+        )
+    elif verdict == "slower":
+        print(
+            "the compiled step is slower than eager mode here: compiling never pays back"
+        )
+    else:
+        print(
+            "this run cannot tell the two steps apart: no payback to compute"
+        )
+torch.set_num_threads(threads_before)
+
+# %%
+# Summary
+# -------
+# * Modes are bundles of settings: ``reduce-overhead`` adds CUDA graphs,
+#   ``max-autotune`` adds kernel benchmarking and tuning on top.
+# * On a CPU there are no CUDA graphs: ``reduce-overhead`` falls back to the
+#   default code, and Inductor's ``cudagraph_skips`` counter says so.
+# * ``max-autotune`` costs compile time in proportion to what it tunes; keep
+#   it for the model you deploy, not for every experiment.
+# * A whole training step compiles, with a graph break at ``backward()``; the
+#   first steps pay the compile time, and the measured time per step says
+#   whether, and when, that pays back.
+#
+# Exercises
+# ---------
+# 1. Change the batch to 1024. Does the ranking of the modes change?
+# 2. Replace SGD by ``torch.optim.Adam``. How many graphs does Dynamo compile
+#    for the step now, and how long does the first step take?
+# 3. Compile only the model (``torch.compile(model)``) and keep the optimizer in
+#    eager mode. Compare compile time and time per step with the whole step
+#    compiled.
+#
+# Answers, to run after the page:
+#
+# .. code-block:: python
+#
+#     # 1. Larger batches make the matrix products dominate; rerun the modes cell.
+#     x = torch.randn(1024, 784, device=device)
+#     for name, run in modes.items():
+#         print(compperf.measure(run, x, device=device, description=name))
+#
+#     # 2. Still three graphs: Adam's update (two running averages per
+#     #    weight) is one larger graph, so the first step compiles longer.
+#     torch.compiler.reset(); counters.clear()
+#     model = get_net().to(device)
+#     step = torch.compile(make_step(model, torch.optim.Adam(model.parameters())))
+#     timer = compperf.Timer(); step(*batches[0]); print(f"{timer.stop():.2f} s")
+#     for inputs, targets in batches[1:3]:
+#         step(inputs, targets)
+#     print(counters["stats"]["unique_graphs"])
+#
+#     # 3. The model alone: forward and backward compiled, optimizer eager.
+#     model = get_net().to(device)
+#     step = make_step(torch.compile(model), torch.optim.SGD(model.parameters(), lr=0.05))
+#     timer = compperf.Timer(); step(*batches[0]); print(f"{timer.stop():.2f} s")
+#     print(compperf.measure(step, *batches[0], device=device))

@@ -1,0 +1,257 @@
+"""Check what the "what the compiler sees" pages of the compilers chapter claim (pages 6-9)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from harness import Run, run_alone
+
+# --- Control flow three ways ------------------------------------------------------------
+
+_CONTROL_FLOW_PROBE = """{
+    "fx_error": fx_error,
+    "export_error": export_error,
+    "graph_count": graph_count,
+    "cond_graph_count": cond_graph_count,
+    "cond_nodes": cond_nodes,
+    "subgraphs": subgraphs,
+}"""
+
+
+@pytest.fixture(scope="module")
+def control_flow() -> Run:
+    return run_alone("plot_6_control_flow.py", _CONTROL_FLOW_PROBE).check()
+
+
+def test_fx_tracing_fails_on_the_branch(control_flow: Run) -> None:
+    assert control_flow.probe["fx_error"].startswith("TraceError: ")
+    assert "control flow" in control_flow.probe["fx_error"]
+    assert f"torch.fx.symbolic_trace: {control_flow.probe['fx_error']}" in control_flow.stdout
+
+
+def test_compile_splits_at_the_branch_into_the_stated_graphs(control_flow: Run) -> None:
+    assert control_flow.probe["graph_count"] == 3
+    assert "Dynamo captured 3 graphs (Dynamo's own counter: 3 unique graphs)" in (
+        control_flow.stdout
+    )
+    graphs = re.findall(r"^graph (\d), made during the call with the (\w+) input: (.*)$",
+                        control_flow.stdout, re.MULTILINE)  # fmt: skip
+    assert [(n, call) for n, call, _ in graphs] == [
+        ("1", "positive"),
+        ("2", "positive"),
+        ("3", "negative"),
+    ]
+    first, positive_branch, negative_branch = (ops.split(", ") for _, _, ops in graphs)
+    assert first[-1] == "gt"  # the first graph stops at the comparison
+    assert positive_branch == ["relu", "mul"]
+    assert negative_branch == ["sub"]
+    assert "torch.compile results match eager mode for both inputs" in control_flow.stdout
+
+
+def test_export_refuses_and_cond_fixes_it(control_flow: Run) -> None:
+    probe = control_flow.probe
+    assert probe["export_error"].startswith("GuardOnDataDependentSymNode: ")
+    assert f"torch.export: {probe['export_error']}" in control_flow.stdout
+    assert "the line export points at: if x.sum() > 0:" in control_flow.stdout
+    traced = re.search(r"^operations export had traced when it stopped: (.*)$",
+                       control_flow.stdout, re.MULTILINE)  # fmt: skip
+    assert traced, control_flow.stdout
+    assert traced.group(1).split(", ")[-1] == "item"  # it stops where it needs the value
+    assert len(probe["cond_nodes"]) == 1
+    assert probe["subgraphs"] == ["true_graph_0", "false_graph_0"]
+    assert "exported, and matches eager mode for both inputs" in control_flow.stdout
+    assert probe["cond_graph_count"] == 1
+
+
+def test_summary_table_follows_the_measurements(control_flow: Run) -> None:
+    rows = {
+        line[:28].strip(): line[28:].split(None, 1)
+        for line in control_flow.stdout.splitlines()
+        if line.startswith(("eager Python", "torch.fx", "torch.compile ", "torch.export"))
+        and "  " in line
+    }
+    assert rows["torch.fx.symbolic_trace"] == ["fails", "none"]
+    assert rows["torch.compile"] == ["runs", "3, split at the if"]
+    assert rows["torch.export"] == ["refuses", "none"]
+    assert rows["torch.export + torch.cond"] == ["exports", "1"]
+    assert rows["torch.compile + torch.cond"] == ["runs", "1"]
+
+
+# --- Graph breaks -----------------------------------------------------------------------
+
+_BREAKS_PROBE = """{
+    "explanations": explanations,
+    "fullgraph_errors": fullgraph_errors,
+    "fixed_graphs": fixed_graphs,
+    "backend": backend,
+    "timings": [[m.description, m.median, m.iqr] for m in timings],
+    "break_difference": break_difference,
+}"""
+
+
+@pytest.fixture(scope="module")
+def graph_breaks() -> Run:
+    return run_alone("plot_7_graph_breaks.py", _BREAKS_PROBE).check()
+
+
+def test_explain_finds_one_break_per_cause(graph_breaks: Run) -> None:
+    explanations = graph_breaks.probe["explanations"]
+    assert set(explanations) == {"print", ".item()", "json.dumps"}
+    for name, found in explanations.items():
+        assert (found["graphs"], found["breaks"]) == (2, 1), name
+        assert f"{name}: 2 graphs, 1 graph break(s)" in graph_breaks.stdout
+    assert "item()" in explanations[".item()"]["reasons"][0]
+    assert "builtin operator" in explanations["print"]["reasons"][0]
+
+
+def test_fullgraph_turns_breaks_into_errors(graph_breaks: Run) -> None:
+    errors = graph_breaks.probe["fullgraph_errors"]
+    assert errors["print"].startswith("Unsupported: ")
+    assert errors["json.dumps"].startswith("Unsupported: ")
+    # fullgraph=True captures .item() as a symbol instead (capture_scalar_outputs).
+    assert errors[".item()"] == "compiled as one graph"
+
+
+def test_fixes_leave_one_graph(graph_breaks: Run) -> None:
+    assert graph_breaks.probe["fixed_graphs"] == {"print": 1, ".item()": 1, "json.dumps": 1}
+    assert graph_breaks.stdout.count("0 graph breaks; fullgraph=True compiles it") == 3
+
+
+def test_break_cost_verdict_follows_the_timings(graph_breaks: Run) -> None:
+    probe = graph_breaks.probe
+    assert probe["backend"] in {"inductor", "aot_eager"}
+    assert f"backend: {probe['backend']}" in graph_breaks.stdout
+    (_, _, _), (_, broken, broken_iqr), (_, fixed, fixed_iqr) = probe["timings"]
+    separated = abs(broken - fixed) > (broken_iqr + fixed_iqr) / 2
+    expected = "unclear" if not separated else ("slower" if broken > fixed else "faster")
+    assert probe["break_difference"] == expected
+    sentence = {
+        "slower": "the graph break costs",
+        "faster": "the version with the break is faster than its fix",
+        "unclear": "this run cannot tell the version with the break from its fix",
+    }[expected]
+    assert sentence in graph_breaks.stdout
+
+
+# --- Guards and recompilation -----------------------------------------------------------
+
+_GUARDS_PROBE = """{
+    "first_guards": first_guards,
+    "recompiled": recompiled,
+    "recompile_messages": recompile_messages,
+    "choices": choices,
+    "mark_dynamic_error": mark_dynamic_error,
+    "dynamic_true_shapes": dynamic_true_shapes,
+    "batch_sum_shapes": batch_sum_shapes,
+    "graphs_after": graphs_after,
+    "limit_warnings": limit_warnings,
+    "stance_error": stance_error,
+}"""
+
+
+@pytest.fixture(scope="module")
+def guards() -> Run:
+    return run_alone("plot_8_guards_recompilation.py", _GUARDS_PROBE).check()
+
+
+def test_guards_cover_the_tensor_and_the_constant(guards: Run) -> None:
+    kinds = [line.split(":")[0] for line in guards.probe["first_guards"]]
+    assert kinds == ["TENSOR_MATCH", "EQUALS_MATCH"]
+    assert "size=[4]" in guards.probe["first_guards"][0]
+    assert guards.probe["first_guards"][1] == "EQUALS_MATCH: L['scale'] == 2.0"
+
+
+def test_recompiles_on_shape_dtype_and_constant(guards: Run) -> None:
+    assert guards.probe["recompiled"] == {
+        "same input again": 0,
+        "new shape (8)": 1,
+        "another shape (16)": 0,  # automatic dynamic shapes after the first change
+        "new dtype (float64)": 1,
+        "new constant (scale=3.0)": 1,
+        "another constant (scale=4.0)": 0,
+    }
+    messages = guards.probe["recompile_messages"]
+    assert len(messages) == 3
+    assert "size mismatch at index 0. expected 4, actual 8" in messages[0]
+    assert "dtype mismatch. expected Float, actual Double" in messages[1]
+    assert "scale == 2.0" in messages[2]
+    # The log is on the page (standard output), not only on standard error.
+    assert "Recompiling function scaled in plot_8_guards_recompilation.py" in guards.stdout
+    assert (
+        "7 calls, 4 graphs, 3 recompiles in the log; Dynamo's counter of unique graphs: 4"
+        in guards.stdout
+    )
+
+
+def test_dynamic_choices_count_graphs(guards: Run) -> None:
+    assert guards.probe["choices"] == {
+        "dynamic=False": 5,
+        "default (automatic)": 2,
+        "dynamic=True": 1,
+        "mark_dynamic(x, 0)": 1,
+    }
+    assert "fewest graphs: dynamic=True, mark_dynamic(x, 0)" in guards.stdout
+    assert guards.probe["mark_dynamic_error"].startswith("ConstraintViolationError: ")
+    assert guards.probe["dynamic_true_shapes"] == ["(4,)"]
+    assert re.fullmatch(r"\(s\d+, s\d+\)", guards.probe["batch_sum_shapes"][0])
+
+
+def test_recompile_limit_stops_compiling(guards: Run) -> None:
+    assert "default recompile_limit: 8" in guards.stdout
+    assert guards.probe["graphs_after"] == {"1": 1, "2": 2, "3": 3, "4": 4, "5": 4, "6": 4}
+    assert guards.probe["limit_warnings"] == ["torch._dynamo hit config.recompile_limit (4)"]
+    assert "the calls with steps 5, 6 got no graph and ran in eager mode" in guards.stdout
+    assert guards.probe["stance_error"].startswith("RuntimeError: Detected recompile")
+
+
+# --- Modes and training -----------------------------------------------------------------
+
+_MODES_PROBE = """{
+    "device": str(device),
+    "compile_seconds": compile_seconds,
+    "cudagraph_skips": cudagraph_skips,
+    "training_graphs": training_graphs,
+    "eager_losses": eager_losses,
+    "compiled_losses": compiled_losses,
+    "step_timings": [[m.description, m.median, m.iqr] for m in step_timings],
+    "compile_cost": compile_cost,
+}"""
+
+
+@pytest.fixture(scope="module")
+def modes() -> Run:
+    return run_alone("plot_9_modes_training.py", _MODES_PROBE).check()
+
+
+def test_every_mode_compiles_and_reduce_overhead_falls_back_on_cpu(modes: Run) -> None:
+    probe = modes.probe
+    assert set(probe["compile_seconds"]) == {"default", "reduce-overhead", "max-autotune"}
+    assert all(seconds > 0 for seconds in probe["compile_seconds"].values())
+    if probe["device"] == "cpu":
+        assert probe["cudagraph_skips"]["default"] == 0
+        assert probe["cudagraph_skips"]["reduce-overhead"] >= 1
+        assert "reduce-overhead on cpu: no CUDA graphs" in modes.stdout
+
+
+def test_training_step_compiles_into_three_graphs_and_matches_eager(modes: Run) -> None:
+    probe = modes.probe
+    # forward + backward, a break at backward(), the optimizer update: three graphs
+    assert probe["training_graphs"] == 3
+    assert "Dynamo compiled 3 graphs for the step" in modes.stdout
+    assert re.search(
+        r"^graph break x1: Unsupported Tensor\.backward\(\) call", modes.stdout, re.MULTILINE
+    )
+    for eager, compiled in zip(probe["eager_losses"], probe["compiled_losses"], strict=True):
+        assert compiled == pytest.approx(eager, rel=1e-3, abs=1e-4)
+
+
+def test_payback_verdict_follows_the_timings(modes: Run) -> None:
+    (_, eager, eager_iqr), (_, compiled, compiled_iqr) = modes.probe["step_timings"]
+    if abs(eager - compiled) <= (eager_iqr + compiled_iqr) / 2:
+        assert "this run cannot tell the two steps apart" in modes.stdout
+    elif compiled < eager:
+        steps = modes.probe["compile_cost"] / (eager - compiled)
+        assert f"pays back its compile time after about {steps:,.0f} steps" in modes.stdout
+    else:
+        assert "compiling never pays back" in modes.stdout
