@@ -67,9 +67,9 @@ def docs(session: nox.Session) -> None:
 
     ``nox -s docs -- --no-exec`` builds without executing examples or notebooks;
     ``--languages=en,ru`` builds only those languages; ``--chapters=asynchronous``
-    executes only that chapter's examples; ``--merge=PATH`` first copies in the executed
-    outputs of other chapter builds (a shard's docs folder, or a folder of them), then
-    builds executing nothing; other arguments go to sphinx-build.
+    executes only that chapter's examples; ``--merge=PATH[,PATH]`` first copies in the
+    executed outputs of other chapter builds (each PATH a shard's docs folder, or a folder
+    of them), then builds executing nothing; other arguments go to sphinx-build.
     """
     install_torch(session)
     session.install("-e", ".", "--group", "docs")
@@ -149,7 +149,12 @@ def _take_shard_options(session: nox.Session, args: list[str]) -> list[str]:
         return ["-D", f"compperf_chapters={chapters}"]
     if merge_from is None:
         return []
-    shards = _shard_folders(session, Path(merge_from))
+    shards = [
+        shard
+        for path in merge_from.split(",")
+        if path.strip()
+        for shard in _shard_folders(session, Path(path.strip()))
+    ]
     session.log(f"merging the executed outputs of {', '.join(map(str, shards))}")
     session.run(
         "python", "-m", "compperf_docs.shards", "--docs", "docs", "--examples", "examples",
@@ -265,7 +270,7 @@ def serve(session: nox.Session) -> None:
         # build itself writes must not start another build.
         "--watch", "examples", "--watch", "src/compperf",
         "--ignore", "docs/auto_examples", "--ignore", str(DOCS_BUILD), "--ignore", "*.mo",
-        "--ignore", "*.md5", "--ignore", "*_output",
+        "--ignore", "*.md5", "--re-ignore", r"_output/",
         *args, "docs", str(serve_root / language),
         env=env,
     )  # fmt: skip

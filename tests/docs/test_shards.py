@@ -234,3 +234,27 @@ def _project_copy(docs: Path, root: Path) -> Path:
     target = root / "docs"
     shutil.copytree(docs, target, ignore=shutil.ignore_patterns("_build", "auto_examples"))
     return target
+
+
+def test_unchosen_chapter_keeps_its_last_outputs(sharded: SimpleNamespace, tmp_path: Path) -> None:
+    # A copy of the unsharded build, where both chapters ran: building only chapter two
+    # again executes nothing (its examples are unchanged) and keeps chapter one's outputs.
+    shutil.copytree(sharded.copies["whole"].parent, tmp_path / "whole")
+    docs = tmp_path / "whole" / "docs"
+    log = _build(docs, "-D", "compperf_chapters=two")
+    assert _executed(log) == 0
+    assert "chapter one is not executed in this build: 1 example(s) keep their last" in log
+    page = docs / "_build" / "html" / "auto_examples" / "one" / "plot_one.html"
+    assert "chapter one computed 1" in page.read_text("utf-8")
+
+
+def test_unknown_chapter_is_named(sharded: SimpleNamespace, tmp_path: Path) -> None:
+    docs = _project_copy(sharded.copies["one"], tmp_path)
+    shutil.copytree(sharded.copies["one"].parent / "examples", tmp_path / "examples")
+    result = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-D", "compperf_chapters=three",
+         str(docs), str(docs / "_build" / "html")],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "no chapter named three (choose among one, two)" in result.stderr
