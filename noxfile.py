@@ -34,11 +34,17 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(default=True, reuse_venv=True)
 def lint(session: nox.Session) -> None:
-    """Check style with ruff."""
+    """Check style with ruff, and the CI workflows with GitHub's schema and zizmor."""
     session.install("--upgrade", "pip>=25.1")
     session.install("--group", "lint")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    workflows = sorted(map(str, Path(".github/workflows").glob("*.y*ml")))
+    if workflows:
+        # Both offline: the schema ships inside check-jsonschema; zizmor skips the audits
+        # that ask GitHub's API. Any finding fails (zizmor exits non-zero).
+        session.run("check-jsonschema", "--builtin-schema", "vendor.github-workflows", *workflows)
+        session.run("zizmor", "--offline", "--no-progress", *workflows)
 
 
 DOCS_BUILD = Path("docs/_build")
@@ -60,7 +66,10 @@ def docs(session: nox.Session) -> None:
     """Build the executed site in every language into docs/_build/html/<lang>/ (see README).
 
     ``nox -s docs -- --no-exec`` builds without executing examples or notebooks;
-    ``--languages=en,ru`` builds only those languages; other arguments go to sphinx-build.
+    ``--languages=en,ru`` builds only those languages; ``--chapters=asynchronous``
+    executes only that chapter's examples; ``--merge=PATH[,PATH]`` first copies in the
+    executed outputs of other chapter builds (each PATH a shard's docs folder, or a folder
+    of them), then builds executing nothing; other arguments go to sphinx-build.
     """
     install_torch(session)
     session.install("-e", ".", "--group", "docs")
@@ -81,6 +90,7 @@ def docs(session: nox.Session) -> None:
         args.remove("--no-exec")
         args += ["-D", "plot_gallery=0", "-D", "nb_execution_mode=off"]
     languages = _take_languages(session, args)
+    args += _take_shard_options(session, args)
     for language in languages:
         # Pages are rewritten from the doctrees (fast, nothing runs again), so a renamed
         # or removed page never lingers in the published folder. Examples and notebooks
@@ -111,6 +121,56 @@ def _take_languages(session: nox.Session, args: list[str]) -> list[str]:
     if unknown or not languages:
         session.error(f"--languages={chosen}: choose among {', '.join(DOCS_LANGUAGES)}")
     return [code for code in DOCS_LANGUAGES if code in languages]
+
+
+def _take_value(args: list[str], flag: str) -> str | None:
+    """Remove ``flag=value`` (or ``flag value``) from args and return the value."""
+    for i, arg in enumerate(args):
+        if arg == flag and i + 1 < len(args):
+            args.pop(i)
+            return args.pop(i)
+        if arg.startswith(f"{flag}="):
+            return args.pop(i).partition("=")[2]
+    return None
+
+
+def _take_shard_options(session: nox.Session, args: list[str]) -> list[str]:
+    """Turn ``--chapters`` and ``--merge`` into sphinx-build options (a sharded build).
+
+    ``--merge=PATH`` copies in the outputs now (docs/_ext/compperf_docs/shards.py) and
+    returns the option that makes the build reuse them and execute nothing.
+    """
+    chapters, merge_from = _take_value(args, "--chapters"), _take_value(args, "--merge")
+    if chapters is not None and merge_from is not None:
+        session.error("--chapters executes examples, --merge executes none: choose one")
+    if chapters is not None:
+        if not chapters.strip(","):
+            session.error("--chapters=: name at least one chapter, e.g. --chapters=compilers")
+        return ["-D", f"compperf_chapters={chapters}"]
+    if merge_from is None:
+        return []
+    shards = [
+        shard
+        for path in merge_from.split(",")
+        if path.strip()
+        for shard in _shard_folders(session, Path(path.strip()))
+    ]
+    session.log(f"merging the executed outputs of {', '.join(map(str, shards))}")
+    session.run(
+        "python", "-m", "compperf_docs.shards", "--docs", "docs", "--examples", "examples",
+        *map(str, shards), env={"PYTHONPATH": "docs/_ext"},
+    )  # fmt: skip
+    return ["-D", "compperf_reuse_outputs=1"]
+
+
+def _shard_folders(session: nox.Session, path: Path) -> list[Path]:
+    """A shard's docs folder (it has auto_examples/), or the shard folders inside path."""
+    if (path / "auto_examples").is_dir():
+        return [path]
+    found = sorted(child for child in path.glob("*") if (child / "auto_examples").is_dir())
+    if not found:
+        session.error(f"--merge={path}: no shard there (a docs folder with auto_examples/)")
+    return found
 
 
 def _drop_format_flags(path: Path) -> None:
@@ -172,6 +232,48 @@ def translations(session: nox.Session) -> None:
         for path in sorted(folder.rglob("*.po")):
             if path.relative_to(folder).with_suffix("") not in pages:
                 session.warn(f"{path} belongs to no page any more: delete or rename it")
+
+
+@nox.session(reuse_venv=True)
+def serve(session: nox.Session) -> None:
+    """Preview the site as you write: rebuild on every change and reload the browser.
+
+    Serves one language on http://127.0.0.1:8000/ (``-- --language=ru``; English by
+    default) with sphinx-autobuild, into docs/_build/serve/ (never the deployable
+    docs/_build/html/). Nothing executes unless you pass ``--exec``: unchanged examples
+    keep their last outputs, like ``nox -s docs -- --no-exec``. Other arguments go to
+    sphinx-autobuild (e.g. ``--port 8001``, ``--open-browser``).
+    """
+    install_torch(session)
+    session.install("-e", ".", "--group", "docs", "--group", "serve")
+    args = list(session.posargs)
+    language = _take_value(args, "--language") or DOCS_LANGUAGES[0]
+    if language not in DOCS_LANGUAGES:
+        session.error(f"--language={language}: choose one of {', '.join(DOCS_LANGUAGES)}")
+    if "--exec" in args:
+        args.remove("--exec")
+    else:
+        args += ["-D", "plot_gallery=0", "-D", "nb_execution_mode=off"]
+    serve_root = DOCS_BUILD / "serve"
+    session.run(
+        "python", "-m", "pip", "wheel", "--quiet", "--no-deps",
+        "--wheel-dir", str(serve_root / "wheels"), ".",
+    )  # fmt: skip
+    cache = (DOCS_BUILD / ".cache").resolve()
+    env = {name: str(cache / folder) for name, folder in DOCS_CACHE_VARIABLES.items()}
+    for folder in env.values():
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    session.run(
+        "sphinx-autobuild", "-b", "html", "-D", f"language={language}",
+        "-d", str(serve_root / ".doctrees" / language),
+        # The pages also come from the examples and the package's docstrings. What the
+        # build itself writes must not start another build.
+        "--watch", "examples", "--watch", "src/compperf",
+        "--ignore", "docs/auto_examples", "--ignore", str(DOCS_BUILD), "--ignore", "*.mo",
+        "--ignore", "*.md5", "--re-ignore", r"_output/",
+        *args, "docs", str(serve_root / language),
+        env=env,
+    )  # fmt: skip
 
 
 # tests/site/conftest.py serves the built site here; downloaded notebooks install compperf

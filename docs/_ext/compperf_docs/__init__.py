@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from compperf_docs import (
+    alternates,
     gallery,
     gallery_text,
     i18n,
     install,
     notebook_check,
     provenance,
+    shards,
     site,
     workarounds,
 )
@@ -31,6 +33,14 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("builder-inited", gallery.forget_outputs_made_for_another_cell, priority=400)
     # After sphinx-gallery has written the notebooks: no reST may reach a reader there.
     app.connect("builder-inited", notebook_check.check_gallery_notebooks, priority=600)
+    # Sharded builds (see shards.py): which chapters execute, and a build that reuses
+    # merged outputs. After sphinx-gallery fills its defaults (config-inited, priority 10).
+    app.add_config_value("compperf_chapters", "", "", types=(str, list))
+    app.add_config_value("compperf_reuse_outputs", False, "", types=(bool,))
+    app.connect("config-inited", shards.restrict_execution, priority=20)
+    app.connect("builder-inited", shards.require_outputs, priority=450)
+    app.connect("builder-inited", shards.record_notebook_cache, priority=450)
+    app.connect("env-updated", shards.check_outputs_reused)
     app.connect("source-read", provenance.check_example_page)
     app.add_directive("compperf-install", install.InstallCommand)
     app.connect("build-finished", site.write_root_files)
@@ -41,6 +51,11 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("builder-inited", i18n.add_ui_messages)
     app.connect("env-before-read-docs", i18n.require_page_catalogs)
     app.connect("html-page-context", site.add_language_links)
+    # Search engines: hreflang alternates in each page's head and in the sitemap,
+    # after sphinx-sitemap writes it (build-finished, priority 500).
+    app.connect("config-inited", alternates.list_sitemap_languages, priority=200)
+    app.connect("html-page-context", alternates.add_head_links)
+    app.connect("build-finished", alternates.add_sitemap_defaults, priority=600)
     app.add_transform(gallery_text.GalleryFurniture)
     app.add_post_transform(gallery_text.GalleryThumbnails)
     # Upstream bugs (see workarounds.py); furo renders its navigation tree at priority 500.

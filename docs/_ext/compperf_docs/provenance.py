@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 from sphinx.util import logging
 
+from compperf_docs import shards
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
@@ -29,6 +31,8 @@ def check_example_page(app: Sphinx, docname: str, source: list[str]) -> None:
     text = source[0]
     if _EXAMPLE_PAGE_SIGN not in text or not _executed(app):
         return
+    if not shards.executes_chapter(app.config, docname):
+        return  # another shard executes it; shards.restrict_execution says which
     if PROVENANCE_MARKER not in text:
         logger.warning(
             "example page shows no provenance: its output lacks %r; print "

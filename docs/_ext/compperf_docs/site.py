@@ -144,14 +144,19 @@ ROOT_PROMPT = N_("Choose a language:")
 
 
 def write_root_index(
-    root: Path, languages: dict[str, str] = LANGUAGES, prompts: dict[str, str] | None = None
+    root: Path,
+    languages: dict[str, str] = LANGUAGES,
+    prompts: dict[str, str] | None = None,
+    root_url: str | None = None,
 ) -> Path:
     """Write ``root/index.html``: plain links to each built language.
 
     With one built language the page redirects there at once (no script). With several,
     a small script picks the first of the browser's preferred languages that was built,
     the first built language otherwise; without JavaScript the reader picks from the list.
-    ``prompts`` maps a language code to ``ROOT_PROMPT`` in that language.
+    ``prompts`` maps a language code to ``ROOT_PROMPT`` in that language. With
+    ``root_url`` (the root's public URL), the head names it as the ``x-default`` version
+    of the home page and each built language's home page as an alternate.
     """
     built = [
         (code, name) for code, name in languages.items() if (root / code / "index.html").exists()
@@ -170,6 +175,13 @@ def write_root_index(
     else:
         redirect = ""
         script = _CHOOSE_LANGUAGE_SCRIPT % json.dumps([code for code, _ in built])
+    alternates = ""
+    if root_url is not None:
+        hrefs = [(_language_tag(code), f"{root_url}{code}/index.html") for code, _ in built]
+        alternates = "".join(
+            f'  <link rel="alternate" hreflang="{tag}" href="{html.escape(href)}">\n'
+            for tag, href in [*hrefs, ("x-default", root_url)]
+        )
     page = root / "index.html"
     page.write_text(
         "<!DOCTYPE html>\n"
@@ -178,6 +190,7 @@ def write_root_index(
         '  <meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"{redirect}"
         "  <title>compperf</title>\n"
+        f"{alternates}"
         "  <style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;"
         "padding:0 1rem;line-height:1.5}@media(prefers-color-scheme:dark)"
         "{body{background:#131416;color:#cfd0d0}a{color:#79b8ff}}</style>\n"
@@ -259,7 +272,7 @@ def write_root_files(app: Sphinx, exception: Exception | None) -> None:
     prompts = {
         code: i18n.ui_translation(app.srcdir, app.config, code, ROOT_PROMPT) for code in LANGUAGES
     }
-    write_root_index(root, prompts=prompts)
+    write_root_index(root, prompts=prompts, root_url=app.config.compperf_site_url)
     write_root_sitemap(root, app.config.compperf_site_url)
     default_language = next(iter(LANGUAGES))
     not_found = outdir / "404.html"

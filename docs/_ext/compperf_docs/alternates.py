@@ -1,0 +1,127 @@
+"""Tell search engines about each page's other languages: hreflang in heads and sitemaps.
+
+Every indexed page names all its language versions, itself included, plus an
+``x-default``: the root address (which picks the reader's language) for the home page,
+the first language's page for the others. Each language's sitemap carries the same set
+as ``xhtml:link`` alternates, so the two never disagree.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import html
+from pathlib import Path
+from typing import TYPE_CHECKING
+from xml.etree import ElementTree
+
+from sphinx.util import logging
+
+from compperf_docs import site
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.config import Config
+
+__all__ = [
+    "X_DEFAULT",
+    "add_head_links",
+    "add_sitemap_defaults",
+    "alternate_urls",
+    "list_sitemap_languages",
+]
+
+logger = logging.getLogger(__name__)
+
+X_DEFAULT = "x-default"
+_HOME = "index.html"
+_SITEMAP = "http://www.sitemaps.org/schemas/sitemap/0.9"
+_XHTML = "http://www.w3.org/1999/xhtml"
+
+
+def alternate_urls(root_url: str, link: str, languages: list[str]) -> dict[str, str]:
+    """hreflang tag -> absolute URL of the page ``link`` (e.g. ``api.html``) per language.
+
+    Parameters
+    ----------
+    root_url : str
+        The deployable root's URL, ending in ``/`` (``compperf_site_url``).
+    link : str
+        The page's path inside a language folder, as the HTML builder writes it.
+    languages : list of str
+        Sphinx language codes, the default (``x-default``) language first.
+    """
+    urls = {site._language_tag(code): f"{root_url}{code}/{link}" for code in languages}
+    urls[X_DEFAULT] = root_url if link == _HOME else f"{root_url}{languages[0]}/{link}"
+    return urls
+
+
+def _indexed(app: Sphinx, pagename: str, link: str) -> bool:
+    """Pages search engines should list: those in the sitemap (not search, 404, ...)."""
+    if pagename == getattr(app.config, "notfound_pagename", "404"):
+        return False
+    excludes = getattr(app.config, "sitemap_excludes", [])
+    return not any(fnmatch.fnmatch(link, pattern) for pattern in excludes)
+
+
+def list_sitemap_languages(app: Sphinx, config: Config) -> None:
+    """Make sphinx-sitemap list every language, this one included.
+
+    Left to itself it lists the folders of ``locale_dirs`` (zh_CN, ru), which leaves out
+    English and, in the English sitemap, the page itself.
+    """
+    if "sitemap_locales" in config:  # sphinx-sitemap is loaded
+        config.sitemap_locales = list(site.LANGUAGES)
+
+
+def add_head_links(
+    app: Sphinx, pagename: str, templatename: str, context: dict, doctree: object
+) -> None:
+    """Add ``<link rel="alternate" hreflang=...>`` for every language to the page's head."""
+    if app.builder.format != "html":
+        return
+    link = app.builder.get_target_uri(pagename)
+    if not _indexed(app, pagename, link):
+        return
+    urls = alternate_urls(app.config.compperf_site_url, link, list(site.LANGUAGES))
+    tags = "".join(
+        f'\n<link rel="alternate" hreflang="{tag}" href="{html.escape(url)}" />'
+        for tag, url in urls.items()
+    )
+    context["metatags"] = context.get("metatags", "") + tags
+
+
+def add_sitemap_defaults(app: Sphinx, exception: Exception | None) -> None:
+    """Add the ``x-default`` alternate to every URL of the sitemap sphinx-sitemap wrote.
+
+    sphinx-sitemap (2.9) writes one ``xhtml:link`` per listed language and has no
+    setting for ``x-default``. If its output no longer looks as expected, this warns
+    and leaves the file alone.
+    """
+    if exception is not None or app.builder.format != "html":
+        return
+    path = Path(app.outdir) / getattr(app.config, "sitemap_filename", "sitemap.xml")
+    if not path.is_file():
+        return
+    ElementTree.register_namespace("", _SITEMAP)
+    ElementTree.register_namespace("xhtml", _XHTML)
+    tree = ElementTree.parse(path)
+    prefix = f"{app.config.compperf_site_url}{app.config.language}/"
+    languages = list(site.LANGUAGES)
+    for url in tree.getroot().iter(f"{{{_SITEMAP}}}url"):
+        loc = url.findtext(f"{{{_SITEMAP}}}loc") or ""
+        links = url.findall(f"{{{_XHTML}}}link")
+        if not loc.startswith(prefix) or len(links) != len(languages):
+            logger.warning(
+                "compperf: %s does not look as sphinx-sitemap 2.9 writes it (%s); no "
+                "x-default added",
+                path,
+                loc,
+                type="compperf",
+                subtype="sitemap",
+            )
+            return
+        href = alternate_urls(app.config.compperf_site_url, loc[len(prefix) :], languages)
+        ElementTree.SubElement(
+            url, f"{{{_XHTML}}}link", rel="alternate", hreflang=X_DEFAULT, href=href[X_DEFAULT]
+        )
+    tree.write(path, xml_declaration=True, encoding="utf-8", method="xml")

@@ -1,0 +1,260 @@
+"""A sharded build of a tiny two-chapter site: each chapter executed in its own copy, merged.
+
+The merged copy's build must execute nothing (no example, no notebook) and produce the
+same pages as one unsharded build of the same sources.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+
+import compperf_docs
+import pytest
+from compperf_docs import shards
+
+DOCS_EXT = Path(compperf_docs.__file__).resolve().parents[1]
+
+CONF = f"""
+import sys
+from pathlib import Path
+sys.path.insert(0, {str(DOCS_EXT)!r})
+from compperf_docs import gallery, shards
+
+DOCS = Path(__file__).resolve().parent
+project = "tiny"
+extensions = ["sphinx_gallery.gen_gallery", "myst_nb", "compperf_docs"]
+exclude_patterns = ["_build", "auto_examples/**.ipynb"]
+sphinx_gallery_conf = gallery.gallery_conf(
+    DOCS, DOCS.parent / "examples", ["one", "two"], wheel_url="https://example.org/w.whl"
+)
+nb_execution_mode = "cache"
+nb_execution_cache_path = str(DOCS / shards.JUPYTER_CACHE)
+nb_execution_raise_on_error = True
+nb_execution_excludepatterns = ["auto_examples/**"]
+"""
+
+INDEX = """
+Tiny
+====
+
+.. toctree::
+
+   auto_examples/one/index
+   auto_examples/two/index
+   notebook
+"""
+
+NOTEBOOK = """\
+---
+file_format: mystnb
+kernelspec:
+  name: python3
+  display_name: Python 3
+---
+
+# A notebook page
+
+```{code-cell} ipython3
+print("notebook says", 6 * 7)
+```
+"""
+
+EXAMPLE = '''
+"""
+Chapter {name}
+=============
+
+Prints where it ran, then a number, then draws a line.
+"""
+
+# %%
+import matplotlib.pyplot as plt
+
+import compperf
+
+print(compperf.environment())
+print("chapter {name} computed", {number})
+
+# %%
+lines = plt.plot([0, 1], [0, {number}])
+'''
+
+EXECUTED = re.compile(r"Sphinx-Gallery successfully executed (\d+) out of")
+RUNNING_TIME = re.compile(r"\d+ minutes \d+\.\d+ seconds")
+
+
+def _project(root: Path) -> Path:
+    docs = root / "docs"
+    docs.mkdir(parents=True)
+    (docs / "conf.py").write_text(CONF, encoding="utf-8")
+    (docs / "index.rst").write_text(INDEX, encoding="utf-8")
+    (docs / "notebook.md").write_text(NOTEBOOK, encoding="utf-8")
+    for number, name in enumerate(["one", "two"], start=1):
+        chapter = root / "examples" / name
+        chapter.mkdir(parents=True)
+        (chapter / "GALLERY_HEADER.rst").write_text(
+            f"Chapter {name}\n=============\n\nOne example.\n", encoding="utf-8"
+        )
+        text = textwrap.dedent(EXAMPLE).format(name=name, number=number)
+        (chapter / f"plot_{name}.py").write_text(text, encoding="utf-8")
+    return docs
+
+
+def _build(docs: Path, *options: str) -> str:
+    """Build ``docs`` (warnings are errors); return the log. Fails the test on error."""
+    cache = docs.parent / "cache"
+    env = dict(os.environ)
+    for name in ("MPLCONFIGDIR", "IPYTHONDIR", "XDG_CACHE_HOME", "TMPDIR", "JUPYTER_RUNTIME_DIR"):
+        env[name] = str(cache / name.lower())
+        Path(env[name]).mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n"]
+    result = subprocess.run(
+        [*command, *options, str(docs), str(docs / "_build" / "html")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    log = result.stdout + result.stderr
+    assert result.returncode == 0, log
+    return log
+
+
+def _executed(log: str) -> int:
+    return sum(int(count) for count in EXECUTED.findall(log))
+
+
+def _pages(html: Path) -> dict[str, str]:
+    """Every HTML page's text, the running-time line masked (it differs on every run)."""
+    return {
+        str(path.relative_to(html)): RUNNING_TIME.sub("<time>", path.read_text("utf-8"))
+        for path in html.rglob("*.html")
+    }
+
+
+def _files(html: Path) -> set[str]:
+    return {
+        str(path.relative_to(html))
+        for path in html.rglob("*")
+        if path.is_file() and path.name != ".buildinfo"
+    }
+
+
+@pytest.fixture(scope="module")
+def sharded(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    base = tmp_path_factory.mktemp("sharded")
+    _project(base / "source")
+    copies = {}
+    for name in ("whole", "one", "two", "merged"):
+        shutil.copytree(base / "source", base / name)
+        copies[name] = base / name / "docs"
+    logs = {"whole": _build(copies["whole"])}
+    for chapter in ("one", "two"):
+        logs[chapter] = _build(copies[chapter], "-D", f"compperf_chapters={chapter}")
+    report = shards.merge(
+        [copies["one"], copies["two"]], copies["merged"], copies["merged"].parent / "examples"
+    )
+    logs["merged"] = _build(copies["merged"], "-D", "compperf_reuse_outputs=1")
+    return SimpleNamespace(copies=copies, logs=logs, report=report)
+
+
+def test_each_shard_executes_only_its_chapter(sharded: SimpleNamespace) -> None:
+    assert _executed(sharded.logs["whole"]) == 2
+    for chapter, other in (("one", "two"), ("two", "one")):
+        assert _executed(sharded.logs[chapter]) == 1
+        gallery = sharded.copies[chapter] / "auto_examples"
+        assert (gallery / chapter / f"plot_{chapter}.py.md5").is_file()
+        assert not (gallery / other / f"plot_{other}.py.md5").exists()
+        # The other chapter's page is there, clearly without outputs, and the log says so.
+        page = (sharded.copies[chapter] / "_build/html/auto_examples" / other).joinpath(
+            f"plot_{other}.html"
+        )
+        assert "sphx-glr-script-out" not in page.read_text("utf-8")
+        assert f"chapter {other} is not executed in this build" in sharded.logs[chapter]
+
+
+def test_merge_takes_each_chapter_from_the_shard_that_executed_it(
+    sharded: SimpleNamespace,
+) -> None:
+    assert sharded.report.chapters == {
+        "one": sharded.copies["one"],
+        "two": sharded.copies["two"],
+    }
+    assert sharded.report.incomplete == {}
+    assert sharded.report.notebooks == 1  # both shards ran it; the cache keeps one
+
+
+def test_merged_build_executes_nothing(sharded: SimpleNamespace) -> None:
+    log = sharded.logs["merged"]
+    assert _executed(log) == 0
+    assert "Executing notebook" not in log
+    assert "Using cached notebook" in log
+
+
+def test_merged_build_has_the_pages_of_an_unsharded_build(sharded: SimpleNamespace) -> None:
+    whole = sharded.copies["whole"] / "_build" / "html"
+    merged = sharded.copies["merged"] / "_build" / "html"
+    assert _files(merged) == _files(whole)
+    whole_pages, merged_pages = _pages(whole), _pages(merged)
+    assert merged_pages.keys() == whole_pages.keys()
+    for name, text in whole_pages.items():
+        assert merged_pages[name] == text, name
+    assert "chapter two computed 2" in merged_pages["auto_examples/two/plot_two.html"]
+    assert "notebook says 42" in merged_pages["notebook.html"]
+
+
+def test_reusing_outputs_stops_when_a_chapter_is_missing(
+    sharded: SimpleNamespace, tmp_path: Path
+) -> None:
+    shutil.copytree(sharded.copies["one"].parent / "examples", tmp_path / "examples")
+    docs = _project_copy(sharded.copies["one"], tmp_path)
+    report = shards.merge([sharded.copies["one"]], docs, tmp_path / "examples")
+    assert report.incomplete == {"two": ["plot_two.py"]}  # shard one never executed it
+    result = subprocess.run(
+        [
+            sys.executable, "-m", "sphinx", "-b", "html", "-q",
+            "-D", "compperf_reuse_outputs=1", str(docs), str(docs / "_build" / "html"),
+        ],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert re.search(r"no current outputs to reuse and would run: two/plot_two\.py", result.stderr)
+
+
+def _project_copy(docs: Path, root: Path) -> Path:
+    """A fresh copy of a tiny project's sources (no build outputs) under ``root``."""
+    target = root / "docs"
+    shutil.copytree(docs, target, ignore=shutil.ignore_patterns("_build", "auto_examples"))
+    return target
+
+
+def test_unchosen_chapter_keeps_its_last_outputs(sharded: SimpleNamespace, tmp_path: Path) -> None:
+    # A copy of the unsharded build, where both chapters ran: building only chapter two
+    # again executes nothing (its examples are unchanged) and keeps chapter one's outputs.
+    shutil.copytree(sharded.copies["whole"].parent, tmp_path / "whole")
+    docs = tmp_path / "whole" / "docs"
+    log = _build(docs, "-D", "compperf_chapters=two")
+    assert _executed(log) == 0
+    assert "chapter one is not executed in this build: 1 example(s) keep their last" in log
+    page = docs / "_build" / "html" / "auto_examples" / "one" / "plot_one.html"
+    assert "chapter one computed 1" in page.read_text("utf-8")
+
+
+def test_unknown_chapter_is_named(sharded: SimpleNamespace, tmp_path: Path) -> None:
+    docs = _project_copy(sharded.copies["one"], tmp_path)
+    shutil.copytree(sharded.copies["one"].parent / "examples", tmp_path / "examples")
+    result = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-D", "compperf_chapters=three",
+         str(docs), str(docs / "_build" / "html")],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "no chapter named three (choose among one, two)" in result.stderr
