@@ -6,6 +6,10 @@ One small function with a Python ``if`` on a tensor meets three tools that
 capture graphs: ``torch.fx`` tracing, ``torch.compile`` and ``torch.export``.
 You see which of them fails, which one splits the function, and how
 ``torch.cond`` turns the branch into something every tool can keep.
+
+To run this example yourself, install PyTorch, and compperf as
+:ref:`run-yourself` explains. Nothing else is needed: none of the tools on
+this page calls a C++ compiler.
 """
 
 # %%
