@@ -8,29 +8,35 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+import compperf_project  # docs/_ext, on sys.path via conftest.py
 import nbformat
 import pytest
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from sitecheck import browser, contrast, layout
 
-# Per language: a word a reader would type, and the page it must find. The words are in
-# the page's language (zh_CN also finds the English term), so they exercise that
-# language's search splitter and stemmer on translated text.
+PROJECT = compperf_project.load()
+
+# Per search language (``search`` in [tool.compperf.languages]): a word a reader would
+# type, and the page it must find. The words are in that language (Chinese also finds the
+# English term), so they exercise its search splitter and stemmer on translated text.
 SEARCHES = {
     "en": [("synchronize", "auto_examples/asynchronous/plot_async_matmul.html")],
-    "zh_CN": [
+    "zh": [
         ("同步", "auto_examples/asynchronous/plot_async_matmul.html"),
         ("synchronize", "auto_examples/asynchronous/plot_async_matmul.html"),
     ],
     "ru": [("синхронизации", "auto_examples/asynchronous/plot_async_matmul.html")],
 }
-# Browser locale -> the language folder the root page must send that reader to.
-ROOT_LANGUAGE_CHOICES = [
-    ("en-US", "en"),
-    ("zh-CN", "zh_CN"),
-    ("ru-RU", "ru"),
-    ("de-DE", "en"),  # not offered: English
+# Browser locale -> the language folder the root page must send that reader to: each
+# language's own tag, and a language the site does not offer (the first language).
+_UNOFFERED = next(
+    tag
+    for tag in ("de-DE", "fr-FR", "ja-JP", "tlh")
+    if tag.split("-")[0] not in {lang.tag.split("-")[0] for lang in PROJECT.languages}
+)
+ROOT_LANGUAGE_CHOICES = [(lang.tag, lang.code) for lang in PROJECT.languages] + [
+    (_UNOFFERED, PROJECT.codes[0])
 ]
 # Served for any missing URL, so its switcher leads to each language's home page instead.
 NO_SAME_PAGE = ("404.html",)
@@ -134,9 +140,10 @@ def test_screenshots_of_example_pages(
 
 
 def test_search_finds_a_term(site_url: str, language: str, new_page: Callable[..., Page]) -> None:
-    assert language in SEARCHES, f"no search term for {language}: add one to SEARCHES"
+    search = PROJECT.language(language).search
+    assert search in SEARCHES, f"no search term for {search!r} ({language}): add one to SEARCHES"
     page = new_page()
-    for term, expected in SEARCHES[language]:
+    for term, expected in SEARCHES[search]:
         page.goto(f"{site_url}{language}/search.html?q={term}")
         # Sphinx lists hits one by one, fetching each page's text for its snippet, and
         # shows the summary only after the last: wait for the expected hit instead.

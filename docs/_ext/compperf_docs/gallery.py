@@ -9,17 +9,20 @@ from typing import TYPE_CHECKING
 
 from sphinx.util import logging
 
+from compperf_docs import site, workarounds
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
+    from sphinx.config import Config
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
     "NOTEBOOK_EXTRAS",
     "first_notebook_cell",
-    "forget_outputs_made_for_another_cell",
     "gallery_conf",
     "reset_torch",
+    "use_site_url",
 ]
 
 # What a downloaded notebook needs beyond torch and Jupyter (compperf comes from the site).
@@ -39,28 +42,21 @@ def first_notebook_cell(wheel_url: str) -> str:
     )
 
 
-# Remembers, in each gallery folder, the first notebook cell its notebooks were written with.
-_CELL_STAMP = ".first_notebook_cell"
+def use_site_url(app: Sphinx, config: Config) -> None:
+    """Give notebooks the install cell for ``compperf_site_url``, then bring old ones up to date.
 
-
-def forget_outputs_made_for_another_cell(app: Sphinx) -> None:
-    """Make sphinx-gallery run an example again when its notebook's first cell changed.
-
-    sphinx-gallery rewrites an example's notebook and zip only when the example's source
-    changes, so a build for another ``COMPPERF_SITE_URL`` would otherwise publish
-    notebooks that install compperf from the old address. Deleting the md5 stamps of
-    such a gallery folder makes its examples run (and their downloads be written) again.
+    Runs at ``config-inited``, after ``-D`` has been applied and before sphinx-gallery
+    reads its configuration. sphinx-gallery writes an example's notebook only when it
+    executes the example, so the notebooks already in the gallery folders get the new
+    first cell here (:func:`compperf_docs.workarounds.rewrite_first_notebook_cell`):
+    a build for another site URL executes nothing.
     """
-    conf = app.config.sphinx_gallery_conf
-    cell = conf.get("first_notebook_cell") or ""
+    cell = first_notebook_cell(site.wheel_url(config.compperf_site_url))
+    conf = config.sphinx_gallery_conf
+    conf["first_notebook_cell"] = cell
     for folder in map(Path, conf.get("gallery_dirs", [])):
-        stamp = folder / _CELL_STAMP
-        if stamp.is_file() and stamp.read_text(encoding="utf-8") != cell:
-            logger.info("first notebook cell changed: %s runs its examples again", folder)
-            for md5 in folder.glob("*.md5"):
-                md5.unlink()
         if folder.is_dir():
-            stamp.write_text(cell, encoding="utf-8")
+            workarounds.rewrite_first_notebook_cell(folder, cell)
 
 
 def reset_torch(gallery_conf: dict, fname: str | None) -> None:
@@ -79,7 +75,6 @@ def gallery_conf(
     examples_dir: Path,
     chapters: Sequence[str],
     *,
-    wheel_url: str,
     gallery_root: str = "auto_examples",
 ) -> dict[str, object]:
     """``sphinx_gallery_conf`` for one gallery per chapter.
@@ -91,9 +86,7 @@ def gallery_conf(
     examples_dir : Path
         Holds one folder per chapter, each with ``GALLERY_HEADER.rst`` and ``plot_*.py``.
     chapters : sequence of str
-        Chapter folder names, in reading order.
-    wheel_url : str
-        Absolute URL of the compperf wheel that downloaded notebooks install.
+        Chapter folder names, in reading order (``chapters`` in ``[tool.compperf]``).
     gallery_root : str
         Folder under ``docs_dir`` that receives the generated pages.
 
@@ -114,7 +107,8 @@ def gallery_conf(
         # Every plot_*.py is executed; other files are shown as code only.
         "filename_pattern": r"/plot_",
         "within_subsection_order": "FileNameSortKey",
-        "first_notebook_cell": first_notebook_cell(wheel_url),
+        # Set from compperf_site_url once -D has been applied (use_site_url).
+        "first_notebook_cell": None,
         "remove_config_comments": True,
         "reset_modules": ("matplotlib", "compperf_docs.gallery.reset_torch"),
         "capture_repr": ("_repr_html_", "__repr__"),
