@@ -379,3 +379,25 @@ def test_a_language_added_only_in_pyproject_is_built_like_the_others(tmp_path: P
     assert '<a href="de/index.html" hreflang="de-DE">Deutsch</a>' in root
     site = SimpleNamespace(html=html)
     assert "auto_examples/tiny/plot_sum" in _found(site, GERMAN, "Summe")
+
+
+def test_one_process_building_every_language_keeps_them_apart(site: SimpleNamespace) -> None:
+    """docs/_ext/build_languages.py (what ``nox -s docs`` runs) gives each its own labels."""
+    out = site.docs / "_build" / "one-process"
+    wheels = out / "html" / site_module.WHEEL_FOLDER
+    wheels.mkdir(parents=True)
+    (wheels / site_module.wheel_filename()).write_bytes(b"")
+    result = subprocess.run(
+        [sys.executable, str(DOCS / "_ext" / "build_languages.py"), str(site.docs),
+         str(out / "html"), str(out / "doctrees"), ",".join(PROJECT.codes), "-W", "-q"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    for language in PROJECT.languages:
+        page = out / "html" / language.code / "auto_examples" / "tiny" / "plot_sum.html"
+        text = page.read_text("utf-8")
+        assert _ui(language, "Total running time of the script:") in text
+        for other in PROJECT.languages:
+            label = _ui(other, "Total running time of the script:")
+            if other != language and label != _ui(language, label):
+                assert label not in text, f"{other.code} label in the {language.code} page"
