@@ -14,6 +14,9 @@ from packaging.version import InvalidVersion, Version
 
 nox.needs_version = ">=2025.2.9"  # nox.project.dependency_groups
 nox.options.default_venv_backend = "venv"
+# A bare `nox` checks style and runs the tests; the executed site build, translations and
+# the browser checks are asked for by name (`nox -s docs`, ...).
+nox.options.sessions = ["lint", "tests"]
 
 # Languages, chapters and the site URL live in [tool.compperf] of pyproject.toml, read
 # by docs/_ext/compperf_project.py (standard library only, so nox can import it too).

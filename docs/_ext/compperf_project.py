@@ -151,6 +151,8 @@ def _load(path: Path) -> Project:
         raise ProjectError(f"{path} has no [tool.compperf] table")
     url = _check_url(str(_require(table, "site-url", str, where)), f"{where}: site-url")
     found_chapters = _require(table, "chapters", list, where)
+    if not all(isinstance(chapter, str) and chapter for chapter in found_chapters):
+        raise ProjectError(f"{where}: 'chapters' must list folder names, got {found_chapters}")
     entries = _require(table, "languages", list, where)
     found_languages = []
     for i, entry in enumerate(entries):

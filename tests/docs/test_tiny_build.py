@@ -250,3 +250,20 @@ def test_site_url_must_be_absolute(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(site.SITE_URL_VARIABLE, "compperf.github.io")
     with pytest.raises(ConfigError, match="COMPPERF_SITE_URL"):
         site.site_url()
+
+
+def test_removed_example_page_is_deleted_on_rebuild(tmp_path: Path) -> None:
+    """Rebuilds are incremental, so a removed source's page must not linger."""
+    second = GOOD_EXAMPLE.replace("Sum a tensor\n============", "Sum again\n=========")
+    docs = _project(tmp_path, {"plot_sum.py": GOOD_EXAMPLE, "plot_again.py": second})
+    first = _build(docs)
+    assert first.returncode == 0, first.stdout + first.stderr
+    page = docs / "_build" / "html" / "auto_examples" / "tiny" / "plot_again.html"
+    assert page.is_file()
+    (docs.parent / "examples" / "tiny" / "plot_again.py").unlink()
+    for generated in (docs / "auto_examples" / "tiny").glob("plot_again*"):
+        generated.unlink()
+    rebuilt = _build(docs)
+    assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
+    assert not page.exists()
+    assert (docs / "_build" / "html" / "auto_examples" / "tiny" / "plot_sum.html").is_file()
