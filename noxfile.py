@@ -5,12 +5,25 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import sys
 from pathlib import Path
 
 import nox
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
 
-nox.needs_version = ">=2024.3.2"
+nox.needs_version = ">=2025.2.9"  # nox.project.dependency_groups
 nox.options.default_venv_backend = "venv"
+# A bare `nox` checks style and runs the tests; the executed site build, translations and
+# the browser checks are asked for by name (`nox -s docs`, ...).
+nox.options.sessions = ["lint", "tests"]
+
+# Languages, chapters and the site URL live in [tool.compperf] of pyproject.toml, read
+# by docs/_ext/compperf_project.py (standard library only, so nox can import it too).
+sys.path.insert(0, str(Path(__file__).resolve().parent / "docs" / "_ext"))
+import compperf_project
+
+PROJECT = compperf_project.load()
 
 # The torch release the site is measured and tested with. On a CPU-only machine with a
 # local CPU wheel this takes that wheel; on Linux with NVIDIA GPUs PyPI serves the CUDA
@@ -19,16 +32,102 @@ TORCH = os.environ.get("COMPPERF_TORCH", "torch==2.13.0")
 
 
 def install_torch(session: nox.Session) -> None:
-    """Install the chosen torch build, with a pip that knows dependency groups."""
+    """Install the chosen torch build, with a pip that knows dependency groups.
+
+    A reused environment whose torch is not the build asked for (another version, a
+    ``+cpu`` build where CUDA is wanted, ...) is refused with a message: pip would
+    otherwise call the requirement satisfied, and ``-R`` skips installing altogether.
+    """
     session.install("--upgrade", "pip>=25.1")
     session.install(*shlex.split(TORCH))
+    installed = session.run(
+        "python", "-c", "import importlib.metadata as m; print(m.version('torch'))",
+        silent=True, success_codes=[0, 1],
+    )  # fmt: skip
+    problem = torch_mismatch(TORCH, (installed or "").strip(), nvidia=_has_nvidia_gpu())
+    if problem:
+        session.error(
+            f"{problem}; rebuild the environment: `rm -r {session.virtualenv.location}` "
+            "(or `nox --reuse-venv=never`), then run the session again"
+        )
+
+
+def _has_nvidia_gpu() -> bool:
+    return sys.platform == "linux" and shutil.which("nvidia-smi") is not None
+
+
+def torch_mismatch(wanted: str, installed: str, *, nvidia: bool) -> str | None:
+    """Why the installed torch is not the build ``wanted`` (pip arguments); ``None`` if it is.
+
+    ``installed`` is the installed version (``""`` when there is none). Without a local
+    label (``+cpu``, ``+cu128``) in ``wanted``, a machine with an NVIDIA GPU wants a CUDA
+    build: a ``+cpu`` one does not do.
+    """
+    try:
+        requirement = Requirement(next(a for a in shlex.split(wanted) if a.startswith("torch")))
+    except (StopIteration, InvalidRequirement):
+        return None  # a wheel path or URL: pip decides, nothing to compare
+    if not installed:
+        return f"torch is not installed, though {wanted!r} was asked for"
+    try:
+        version = Version(installed)
+    except InvalidVersion:
+        return f"torch reports the version {installed!r}, which is not a version"
+    if not requirement.specifier.contains(version, prereleases=True):
+        return f"torch {installed} is installed, but COMPPERF_TORCH asks for {wanted!r}"
+    local_wanted = any("+" in spec.version for spec in requirement.specifier)
+    if nvidia and not local_wanted and version.local == "cpu":
+        return (
+            f"torch {installed} is a CPU build, but this machine has an NVIDIA GPU and "
+            f"{wanted!r} means the CUDA build here"
+        )
+    return None
 
 
 @nox.session(default=True, reuse_venv=True)
 def tests(session: nox.Session) -> None:
-    """Run the test suite; extra arguments go to pytest."""
+    """Run the test suite at the newest allowed versions; extra arguments go to pytest."""
     install_torch(session)
     session.install("-e", ".", "--group", "test")
+    session.run("pytest", *session.posargs)
+
+
+def lowest_constraints(requirements: list[str]) -> list[str]:
+    """``name==X`` for each requirement with a lower bound ``>=X``, as pip constraints."""
+    pins = []
+    for text in requirements:
+        requirement = Requirement(text)
+        if requirement.marker is not None and not requirement.marker.evaluate():
+            continue
+        lows = [spec.version for spec in requirement.specifier if spec.operator == ">="]
+        if lows and requirement.name != "torch":
+            pins.append(f"{requirement.name}=={max(lows, key=Version)}")
+    return pins
+
+
+@nox.session(reuse_venv=True)
+def tests_lowest(session: nox.Session) -> None:
+    """Run the test suite with every direct dependency at its lowest allowed version.
+
+    torch stays the build ``COMPPERF_TORCH`` chooses (builds are chosen per machine,
+    see README); what the docs group pins exactly is what the site is built with.
+    """
+    import nox.project
+
+    groups = nox.project.dependency_groups(nox.project.load_toml("pyproject.toml"), "test")
+    project = nox.project.load_toml("pyproject.toml")["project"]
+    # In the venv, not session.create_tmp(): that sets TMPDIR for the tests, and the tiny
+    # builds' sockets under a long TMPDIR exceed the AF_UNIX path limit.
+    constraints = Path(session.virtualenv.location) / "lowest-constraints.txt"
+    constraints.write_text(
+        "\n".join(lowest_constraints([*project["dependencies"], *groups])) + "\n",
+        encoding="utf-8",
+    )
+    install_torch(session)
+    # setuptools 80.9 still ships pkg_resources, which jieba imports and which warns.
+    session.install("setuptools==80.9.0")
+    session.install("-e", ".", "--group", "test", "-c", str(constraints))
+    session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
     session.run("pytest", *session.posargs)
 
 
@@ -48,9 +147,8 @@ def lint(session: nox.Session) -> None:
 
 
 DOCS_BUILD = Path("docs/_build")
-# Same codes and order as docs/_ext/compperf_docs/site.py LANGUAGES (a test checks): the
-# first builds first and executes the examples; the others reuse its captured outputs.
-DOCS_LANGUAGES = ["en", "zh_CN", "ru"]
+# The first builds first and executes the examples; the others reuse its captured outputs.
+DOCS_LANGUAGES = PROJECT.codes
 # Tools that otherwise write under $HOME; inductor follows TMPDIR, which must be absolute.
 DOCS_CACHE_VARIABLES = {
     "MPLCONFIGDIR": "matplotlib",
@@ -61,7 +159,7 @@ DOCS_CACHE_VARIABLES = {
 }
 
 
-@nox.session(default=True, reuse_venv=True)
+@nox.session(default=False, reuse_venv=True)
 def docs(session: nox.Session) -> None:
     """Build the executed site in every language into docs/_build/html/<lang>/ (see README).
 
@@ -74,12 +172,7 @@ def docs(session: nox.Session) -> None:
     install_torch(session)
     session.install("-e", ".", "--group", "docs")
     html = DOCS_BUILD / "html"
-    # The wheel that downloaded notebooks install compperf from, beside the language folders.
-    wheels = html / "wheels"
-    shutil.rmtree(wheels, ignore_errors=True)
-    session.run(
-        "python", "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels), "."
-    )
+    _build_wheel(session, html / "wheels")
 
     cache = (DOCS_BUILD / ".cache").resolve()
     env = {name: str(cache / folder) for name, folder in DOCS_CACHE_VARIABLES.items()}
@@ -91,18 +184,40 @@ def docs(session: nox.Session) -> None:
         args += ["-D", "plot_gallery=0", "-D", "nb_execution_mode=off"]
     languages = _take_languages(session, args)
     args += _take_shard_options(session, args)
-    for language in languages:
-        # Pages are rewritten from the doctrees (fast, nothing runs again), so a renamed
-        # or removed page never lingers in the published folder. Examples and notebooks
-        # run only in the first build: the others find sphinx-gallery's md5 stamps in
-        # docs/auto_examples and the jupyter cache up to date.
-        shutil.rmtree(html / language, ignore_errors=True)
-        session.run(
-            "sphinx-build", "-b", "html", "-W", "--keep-going", "-n",
-            "-D", f"language={language}", *args,
-            "-d", str(DOCS_BUILD / "doctrees" / language), "docs", str(html / language),
-            env=env,
-        )  # fmt: skip
+    # One sphinx-build per language, all in one process (imports paid once). Incremental:
+    # Sphinx reads and writes only what changed (compperf_docs deletes the pages of
+    # removed sources). Examples and notebooks run only in the first build: the others
+    # find sphinx-gallery's md5 stamps in docs/auto_examples and the jupyter cache current.
+    session.run(
+        "python", "docs/_ext/build_languages.py", "docs", str(html),
+        str(DOCS_BUILD / "doctrees"), ",".join(languages), "-W", "--keep-going", "-n", *args,
+        env=env,
+    )  # fmt: skip
+
+
+def _build_wheel(session: nox.Session, wheels: Path) -> None:
+    """The wheel that downloaded notebooks install compperf from, beside the languages.
+
+    Built again only when the package's sources or metadata are newer than it (building
+    takes seconds, most of a rebuild with nothing changed).
+    """
+    sources = [Path(name) for name in ("pyproject.toml", "README.md", "LICENSE")]
+    sources += Path("src").rglob("*.py")
+    existing = sorted(wheels.glob("compperf-*.whl"))
+    if len(existing) == 1 and existing[0].name == f"compperf-{_package_version()}-py3-none-any.whl":
+        newest = max(path.stat().st_mtime for path in sources)
+        if existing[0].stat().st_mtime >= newest:
+            return
+    shutil.rmtree(wheels, ignore_errors=True)
+    session.run(
+        "python", "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels), "."
+    )
+
+
+def _package_version() -> str:
+    import nox.project
+
+    return nox.project.load_toml("pyproject.toml")["project"]["version"]
 
 
 def _take_languages(session: nox.Session, args: list[str]) -> list[str]:

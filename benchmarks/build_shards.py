@@ -18,7 +18,6 @@ critical path (one machine per shard), and how many examples each build executed
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 import shutil
@@ -48,14 +47,11 @@ def _not_copied(folder: str, names: list[str]) -> set[str]:
 
 
 def _chapters() -> list[str]:
-    """The chapters as docs/conf.py lists them."""
-    tree = ast.parse((ROOT / "docs" / "conf.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == [
-            "CHAPTERS"
-        ]:
-            return list(ast.literal_eval(node.value))
-    sys.exit("docs/conf.py has no CHAPTERS list")
+    """The chapters, as ``[tool.compperf]`` in pyproject.toml lists them."""
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    import compperf_project
+
+    return compperf_project.chapters()
 
 
 def _run(command: list[str], cwd: Path, env: dict | None = None) -> tuple[float, str]:

@@ -10,7 +10,11 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 sys.path.insert(0, str(DOCS / "_ext"))
 
-from compperf_docs import gallery, site
+import compperf_project
+from compperf_docs import gallery
+
+# Languages, chapters and the default site URL: [tool.compperf] in ../pyproject.toml.
+PROJECT = compperf_project.load(DOCS.parent / "pyproject.toml")
 
 # -- Project -----------------------------------------------------------------
 project = "compperf"
@@ -61,14 +65,14 @@ nitpick_ignore = [
 ]
 
 # -- Gallery (one per chapter) -----------------------------------------------
-CHAPTERS = ["asynchronous", "compilers"]
+# Notebooks' first cell installs compperf from compperf_site_url (compperf_docs.gallery);
+# their links to other pages go to the canonical site, so they do not depend on where
+# this build will be served.
 sphinx_gallery_conf = gallery.gallery_conf(
     DOCS,
     DOCS.parent / "examples",
-    CHAPTERS,
-    wheel_url=site.wheel_url(site.site_url()),
-    # Notebooks link :ref: and :doc: targets to the pages in the notebooks' language.
-    pages_url=f"{site.site_url()}{next(iter(site.LANGUAGES))}/",
+    PROJECT.chapters,
+    pages_url=f"{PROJECT.site_url}{PROJECT.codes[0]}/",
 )
 
 # -- Executable MyST pages (myst-nb) -----------------------------------------
@@ -82,7 +86,7 @@ nb_execution_excludepatterns = ["auto_examples/**"]
 nb_merge_streams = True
 
 # -- Internationalisation ----------------------------------------------------
-# Other languages: `-D language=zh_CN` (see compperf_docs.site.LANGUAGES), with one
+# Other languages: `-D language=zh_CN` (see [tool.compperf.languages]), with one
 # catalog per page in locales/<lang>/LC_MESSAGES/<page>.po and the UI strings (switcher,
 # sphinx-gallery's and furo's labels) in locales/<lang>/LC_MESSAGES/sphinx.po.
 # `nox -s translations` refreshes them; compperf_docs.i18n stops a build whose catalogs
@@ -93,11 +97,12 @@ gettext_compact = False
 gettext_uuid = False
 gettext_last_translator = "The compperf team"
 gettext_language_team = "The compperf team"
-# Chinese search splits words with jieba (docs dependency group); Russian stems with
-# snowball. Both are Sphinx's defaults for these languages once jieba is installed.
+# Each language's search language (html_search_language) is its `search` entry: "zh"
+# splits words with jieba (docs dependency group), "ru" stems with snowball.
 
 # -- Site (URLs per language are derived in compperf_docs.site.derive_urls) ---
-compperf_site_url = site.site_url()  # from $COMPPERF_SITE_URL
+# compperf_site_url: $COMPPERF_SITE_URL, else site-url in [tool.compperf]; a build can
+# override it with `-D compperf_site_url=...` (links, sitemap and notebooks follow).
 # Only pages a search engine should send readers to.
 sitemap_excludes = ["search.html", "genindex.html", "404.html"]
 ogp_enable_meta_description = True

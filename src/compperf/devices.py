@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import torch
 
-__all__ = ["as_device", "num_gpus", "synchronize", "try_all_gpus", "try_gpu"]
+__all__ = [
+    "as_device",
+    "num_gpus",
+    "synchronize",
+    "synchronizer",
+    "try_all_gpus",
+    "try_gpu",
+]
 
 
 def _mps_available() -> bool:
@@ -158,8 +168,32 @@ def synchronize(device: str | torch.device | None = None) -> None:
     device. MPS: ``torch.mps.synchronize()``. CPU: returns at once, because
     torch's CPU operators finish before they return.
     """
-    target = as_device(device)
-    if target.type == "cuda":
-        torch.cuda.synchronize(target)
-    elif target.type == "mps":
-        torch.mps.synchronize()
+    wait = synchronizer(as_device(device))
+    if wait is not None:
+        wait()
+
+
+def synchronizer(device: torch.device) -> Callable[[], None] | None:
+    """The call that waits for ``device``'s queued work, decided once; ``None`` on the CPU.
+
+    Parameters
+    ----------
+    device : torch.device
+        A device already checked with :func:`as_device`; it is not checked again.
+
+    Returns
+    -------
+    callable or None
+        ``torch.cuda.synchronize`` bound to the device, ``torch.mps.synchronize``,
+        or ``None`` when there is nothing to wait for (the CPU).
+
+    Notes
+    -----
+    Timers call this before they start the clock, so that between two clock reads
+    there is only the device's own synchronization: no parsing, no availability query.
+    """
+    if device.type == "cuda":
+        return functools.partial(torch.cuda.synchronize, device)
+    if device.type == "mps":
+        return torch.mps.synchronize
+    return None

@@ -7,7 +7,7 @@ from types import TracebackType
 
 import torch
 
-from compperf.devices import as_device, synchronize
+from compperf.devices import as_device, synchronizer
 
 __all__ = ["Benchmark", "Timer", "format_time"]
 
@@ -132,13 +132,19 @@ class Benchmark:
         self.sync = sync
         self.device: torch.device | None = None
         self.elapsed: float | None = None
+        self._wait = None
+        self._clock = _clock
 
     def __enter__(self) -> Benchmark:  # noqa: PYI034 (typing.Self needs Python 3.11)
+        # Everything is decided before the clock starts: between the two reads there is
+        # only the device's own synchronization (none on the CPU).
         self.device = as_device(self._device_arg)
         self.elapsed = None
-        if self.sync:
-            synchronize(self.device)
-        self._start = _clock()
+        self._wait = synchronizer(self.device) if self.sync else None
+        self._clock = _clock
+        if self._wait is not None:
+            self._wait()
+        self._start = self._clock()
         return self
 
     def __exit__(
@@ -149,7 +155,7 @@ class Benchmark:
     ) -> None:
         if exc_type is not None:
             return
-        if self.sync:
-            synchronize(self.device)
-        self.elapsed = _clock() - self._start
+        if self._wait is not None:
+            self._wait()
+        self.elapsed = self._clock() - self._start
         print(f"{self.description}: {self.elapsed:.4f} sec")

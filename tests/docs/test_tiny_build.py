@@ -10,23 +10,28 @@ import re
 import subprocess
 import sys
 import textwrap
+import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
 import compperf_docs
+import compperf_project
 import pytest
 from compperf_docs import notebook_check, provenance, site
 from sphinx.errors import ConfigError
 
 DOCS_EXT = Path(compperf_docs.__file__).resolve().parents[1]
-
-WHEEL_URL = "https://example.org/site/wheels/compperf-0.0-py3-none-any.whl"
-PAGES_URL = "https://example.org/site/en/"
+# The tiny site's own [tool.compperf]: the real languages, one chapter, its own URL.
+SITE_URL = "https://example.org/site/"
+PROJECT = compperf_project.load().replace(site_url=SITE_URL, chapters=("tiny",))
+WHEEL_URL = site.wheel_url(SITE_URL)
+PAGES_URL = f"{SITE_URL}en/"
 
 CONF = f"""
 import sys
 from pathlib import Path
 sys.path.insert(0, {str(DOCS_EXT)!r})
+import compperf_project
 from compperf_docs import gallery
 
 DOCS = Path(__file__).resolve().parent
@@ -34,8 +39,9 @@ project = "tiny"
 extensions = ["sphinx_gallery.gen_gallery", "compperf_docs"]
 exclude_patterns = ["_build", "auto_examples/**.ipynb"]
 nitpick_ignore_regex = [("py:func", ".*")]  # no API reference in this tiny site
+chapters = compperf_project.chapters(DOCS.parent / "pyproject.toml")
 sphinx_gallery_conf = gallery.gallery_conf(
-    DOCS, DOCS.parent / "examples", ["tiny"], wheel_url={WHEEL_URL!r}, pages_url={PAGES_URL!r}
+    DOCS, DOCS.parent / "examples", chapters, pages_url={PAGES_URL!r}
 )
 """
 
@@ -165,6 +171,7 @@ def _project(root: Path, examples: dict[str, str]) -> Path:
     chapter = root / "examples" / "tiny"
     chapter.mkdir(parents=True)
     docs.mkdir()
+    (root / "pyproject.toml").write_text(PROJECT.to_toml(), encoding="utf-8")
     (docs / "conf.py").write_text(CONF, encoding="utf-8")
     (docs / "index.rst").write_text(INDEX, encoding="utf-8")
     (docs / "run.rst").write_text(RUN_PAGE, encoding="utf-8")
@@ -177,14 +184,14 @@ def _project(root: Path, examples: dict[str, str]) -> Path:
 SPHINX_BUILD = [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q"]
 
 
-def _build(docs: Path) -> subprocess.CompletedProcess[str]:
+def _build(docs: Path, *options: str) -> subprocess.CompletedProcess[str]:
     cache = docs.parent / "cache"
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if k != site.SITE_URL_VARIABLE}
     for name in ("MPLCONFIGDIR", "IPYTHONDIR", "XDG_CACHE_HOME", "TMPDIR"):
         env[name] = str(cache / name.lower())
         Path(env[name]).mkdir(parents=True, exist_ok=True)
     return subprocess.run(
-        [*SPHINX_BUILD, str(docs), str(docs / "_build" / "html")],
+        [*SPHINX_BUILD, *options, str(docs), str(docs / "_build" / "html")],
         capture_output=True,
         text=True,
         env=env,
@@ -308,25 +315,72 @@ def test_failing_or_unprovenanced_example_fails_the_build(tmp_path: Path) -> Non
 
 def test_root_index_links_each_built_language(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no built language"):
-        site.write_root_index(tmp_path)
-    (tmp_path / "en").mkdir()
-    (tmp_path / "en" / "index.html").write_text("<html></html>", encoding="utf-8")
-    page = site.write_root_index(tmp_path).read_text("utf-8")
-    assert '<a href="en/index.html"' in page
-    assert 'http-equiv="refresh" content="0; url=en/index.html"' in page
+        site.write_root_index(tmp_path, PROJECT.languages)
+    first = PROJECT.languages[0]
+    (tmp_path / first.code).mkdir()
+    (tmp_path / first.code / "index.html").write_text("<html></html>", encoding="utf-8")
+    page = site.write_root_index(tmp_path, PROJECT.languages).read_text("utf-8")
+    assert f'<a href="{first.code}/index.html" hreflang="{first.tag}"' in page
+    assert f'http-equiv="refresh" content="0; url={first.code}/index.html"' in page
     assert "<script" not in page
 
 
 def test_urls_follow_the_language(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(site.SITE_URL_VARIABLE, "https://example.org/docs")
-    config = SimpleNamespace(compperf_site_url=site.site_url(), language="zh_CN")
+    code = PROJECT.languages[-1].code
+    config = SimpleNamespace(compperf_site_url=site.site_url(), language=code)
     site.derive_urls(None, config)
-    assert config.html_baseurl == "https://example.org/docs/zh_CN/"
+    assert config.html_baseurl == f"https://example.org/docs/{code}/"
     assert config.ogp_site_url == config.html_baseurl
-    assert config.notfound_urls_prefix == "/docs/zh_CN/"
+    assert config.notfound_urls_prefix == f"/docs/{code}/"
+
+
+def test_site_url_defaults_to_the_project(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(site.SITE_URL_VARIABLE, raising=False)
+    assert site.site_url() == compperf_project.load().site_url
+
+
+def test_new_site_url_rewrites_notebooks_and_executes_nothing(tiny: SimpleNamespace) -> None:
+    """``-D compperf_site_url`` moves the notebooks' install cell and the canonical links."""
+    generated = tiny.docs / "auto_examples" / "tiny" / "plot_sum.rst"
+    before = generated.stat().st_mtime_ns
+    other = "https://example.com/elsewhere/"
+    try:
+        result = _build(tiny.docs, "-D", f"compperf_site_url={other}")
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert generated.stat().st_mtime_ns == before  # nothing executed
+        (notebook,) = tiny.html.glob("_downloads/*/plot_sum.ipynb")
+        assert site.wheel_url(other) in notebook.read_text("utf-8")
+        (zipped,) = tiny.html.glob("_downloads/*/plot_sum.zip")
+        with zipfile.ZipFile(zipped) as archive:
+            assert site.wheel_url(other) in archive.read("plot_sum.ipynb").decode()
+        page = tiny.page.read_text("utf-8")
+        assert f'<link rel="canonical" href="{other}' in page
+    finally:
+        result = _build(tiny.docs)  # back to the fixture's URL for the other tests
+        assert result.returncode == 0, result.stdout + result.stderr
+    (notebook,) = tiny.html.glob("_downloads/*/plot_sum.ipynb")
+    assert WHEEL_URL in notebook.read_text("utf-8")
 
 
 def test_site_url_must_be_absolute(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(site.SITE_URL_VARIABLE, "compperf.github.io")
     with pytest.raises(ConfigError, match="COMPPERF_SITE_URL"):
         site.site_url()
+
+
+def test_removed_example_page_is_deleted_on_rebuild(tmp_path: Path) -> None:
+    """Rebuilds are incremental, so a removed source's page must not linger."""
+    second = GOOD_EXAMPLE.replace("Sum a tensor\n============", "Sum again\n=========")
+    docs = _project(tmp_path, {"plot_sum.py": GOOD_EXAMPLE, "plot_again.py": second})
+    first = _build(docs)
+    assert first.returncode == 0, first.stdout + first.stderr
+    page = docs / "_build" / "html" / "auto_examples" / "tiny" / "plot_again.html"
+    assert page.is_file()
+    (docs.parent / "examples" / "tiny" / "plot_again.py").unlink()
+    for generated in (docs / "auto_examples" / "tiny").glob("plot_again*"):
+        generated.unlink()
+    rebuilt = _build(docs)
+    assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
+    assert not page.exists()
+    assert (docs / "_build" / "html" / "auto_examples" / "tiny" / "plot_sum.html").is_file()

@@ -6,12 +6,12 @@ these tests run the plan step's script as GitHub would and check what the jobs u
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 import subprocess
 from pathlib import Path
 
+import compperf_project
 import pytest
 import yaml
 
@@ -25,14 +25,7 @@ def workflow() -> dict:
 
 
 def _conf_chapters() -> list[str]:
-    tree = ast.parse((ROOT / "docs" / "conf.py").read_text(encoding="utf-8"))
-    (value,) = [
-        node.value
-        for node in tree.body
-        if isinstance(node, ast.Assign)
-        and [getattr(t, "id", "") for t in node.targets] == ["CHAPTERS"]
-    ]
-    return ast.literal_eval(value)
+    return compperf_project.chapters()
 
 
 def _plan(workflow: dict, tmp_path: Path, gpu_runner: str, pages_url: str) -> dict[str, str]:

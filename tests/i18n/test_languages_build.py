@@ -1,9 +1,11 @@
-"""A tiny site built in English, Chinese and Russian with the real docs/_ext and UI catalogs.
+"""A tiny site built in the site's languages with the real docs/_ext and UI catalogs.
 
-Checks what a reader of each language gets: the page's language tag, the switcher,
-sphinx-gallery's labels and running time in that language, a search index that finds
-Chinese words, English terms and inflected Russian words, and that the second and third
-languages reuse the first one's executed example. Bad catalogs stop the build.
+The languages come from ``[tool.compperf]`` (pyproject.toml), as for the site. Checks what
+a reader of each language gets: the page's language tag, the switcher, sphinx-gallery's
+labels and running time in that language, a search index that finds Chinese words,
+English terms and inflected Russian words, and that the other languages reuse the first
+one's executed example. Bad catalogs stop the build. A language added to the tiny site's
+pyproject.toml alone (with its catalogs) is built like the others.
 """
 
 # ruff: noqa: RUF001  (Chinese text uses full-width punctuation on purpose)
@@ -20,15 +22,18 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import compperf_docs
+import compperf_project
 import pytest
 from babel.messages.catalog import Catalog
-from babel.messages.pofile import write_po
+from babel.messages.pofile import read_po, write_po
 from compperf_docs import site as site_module
-from sphinx.search.ru import SearchRussian
-from sphinx.search.zh import SearchChinese
+from compperf_project import Language
+from sphinx.search import languages as search_languages
 
 DOCS = Path(compperf_docs.__file__).resolve().parents[2]
 UI_CATALOGS = DOCS / "locales"
+PROJECT = compperf_project.load().replace(chapters=("tiny",))
+FIRST, *OTHERS = PROJECT.languages
 
 CONF = f"""
 import sys
@@ -38,11 +43,10 @@ from compperf_docs import gallery
 
 DOCS = Path(__file__).resolve().parent
 project = "tiny"
+# As the site: the source language's search is English; the others set their own.
 extensions = ["sphinx_gallery.gen_gallery", "compperf_docs"]
 exclude_patterns = ["_build", "auto_examples/**.ipynb"]
-sphinx_gallery_conf = gallery.gallery_conf(
-    DOCS, DOCS.parent / "examples", ["tiny"], wheel_url="https://example.org/w.whl"
-)
+sphinx_gallery_conf = gallery.gallery_conf(DOCS, DOCS.parent / "examples", ["tiny"])
 locale_dirs = ["locales/"]
 gettext_compact = False
 html_theme = "furo"
@@ -76,9 +80,10 @@ print(compperf.environment())
 print("sum is", int(torch.arange(1, 5).sum()))
 '''
 
-# Page translations: a Chinese sentence for jieba, an inflected Russian one for snowball.
+# Page translations for the languages searched as Chinese ("zh": a sentence for jieba)
+# or Russian ("ru": an inflected word for snowball); other languages' pages stay English.
 PAGES = {
-    "zh_CN": {
+    "zh": {
         "index": {
             "Tiny": "小站",
             "Call synchronize before you read the clock.": "读取时钟之前，先调用 synchronize 同步设备。",
@@ -106,29 +111,50 @@ PAGES = {
 }
 
 
-def _write_catalogs(docs: Path, language: str, pages: dict[str, dict[str, str]]) -> None:
+PAGE_NAMES = ["index", "auto_examples/tiny/index", "auto_examples/tiny/plot_sum"]
+
+
+def _write_po(path: Path, language: str, messages: dict[str, str]) -> None:
+    catalog = Catalog(locale=language)
+    for msgid, msgstr in messages.items():
+        catalog.add(msgid, msgstr)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as file:
+        write_po(file, catalog)
+
+
+def _write_catalogs(
+    docs: Path, language: str, pages: dict[str, dict[str, str]], ui: dict[str, str] | None
+) -> None:
+    """Page catalogs, and the UI catalog: the site's own, or ``ui`` for a new language."""
     folder = docs / "locales" / language / "LC_MESSAGES"
     folder.mkdir(parents=True)
-    shutil.copy(UI_CATALOGS / language / "LC_MESSAGES" / "sphinx.po", folder / "sphinx.po")
-    for page, messages in pages.items():
-        catalog = Catalog(locale=language)
-        for msgid, msgstr in messages.items():
-            catalog.add(msgid, msgstr)
-        (folder / page).parent.mkdir(parents=True, exist_ok=True)
-        with (folder / f"{page}.po").open("wb") as file:
-            write_po(file, catalog)
+    if ui is None:
+        shutil.copy(UI_CATALOGS / language / "LC_MESSAGES" / "sphinx.po", folder / "sphinx.po")
+    else:
+        _write_po(folder / "sphinx.po", language, ui)
+    for page in PAGE_NAMES:
+        _write_po(folder / f"{page}.po", language, pages.get(page, {}))
 
 
-def _project(root: Path) -> Path:
+def _project(
+    root: Path,
+    project: compperf_project.Project = PROJECT,
+    pages: dict[str, dict[str, dict[str, str]]] = PAGES,
+    ui: dict[str, dict[str, str]] | None = None,
+) -> Path:
+    """A tiny site; ``pages`` and ``ui`` hold translations by search language, by code."""
     docs, chapter = root / "docs", root / "examples" / "tiny"
     chapter.mkdir(parents=True)
     docs.mkdir()
+    (root / "pyproject.toml").write_text(project.to_toml(), encoding="utf-8")
     (docs / "conf.py").write_text(CONF, encoding="utf-8")
     (docs / "index.rst").write_text(INDEX, encoding="utf-8")
     (chapter / "GALLERY_HEADER.rst").write_text("Tiny chapter\n============\n\nOne example.\n")
     (chapter / "plot_sum.py").write_text(textwrap.dedent(EXAMPLE), encoding="utf-8")
-    for language, pages in PAGES.items():
-        _write_catalogs(docs, language, pages)
+    for language in project.languages[1:]:
+        ui_messages = (ui or {}).get(language.code)
+        _write_catalogs(docs, language.code, pages.get(language.search, {}), ui_messages)
     # Downloaded notebooks install compperf from here; the build checks the file exists.
     wheels = docs / "_build" / "html" / site_module.WHEEL_FOLDER
     wheels.mkdir(parents=True)
@@ -138,7 +164,7 @@ def _project(root: Path) -> Path:
 
 def _build(docs: Path, language: str) -> subprocess.CompletedProcess[str]:
     cache = docs.parent / "cache"
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if k != site_module.SITE_URL_VARIABLE}
     for name in ("MPLCONFIGDIR", "IPYTHONDIR", "XDG_CACHE_HOME", "TMPDIR"):
         env[name] = str(cache / name.lower())
         Path(env[name]).mkdir(parents=True, exist_ok=True)
@@ -155,7 +181,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
     docs = _project(tmp_path_factory.mktemp("languages"))
     generated = docs / "auto_examples" / "tiny" / "plot_sum.rst"
     logs, stamps = {}, []
-    for language in ("en", "zh_CN", "ru"):
+    for language in PROJECT.codes:
         result = _build(docs, language)
         assert result.returncode == 0, result.stdout + result.stderr
         logs[language] = result.stdout
@@ -168,27 +194,44 @@ def _page(site: SimpleNamespace, language: str) -> str:
     return path.read_text("utf-8")
 
 
+def _ui(language: Language, message: str) -> str:
+    """``message`` as the site's UI catalog for ``language`` translates it."""
+    path = UI_CATALOGS / language.code / "LC_MESSAGES" / "sphinx.po"
+    if not path.is_file():
+        return message
+    with path.open("rb") as file:
+        entry = read_po(file).get(message)
+    return entry.string if entry is not None and entry.string else message
+
+
+def _ids(language: Language) -> str:
+    return language.code
+
+
 def test_only_the_first_language_executes_the_example(site: SimpleNamespace) -> None:
-    assert "executed 1 out of 1" in site.logs["en"]
-    for language in ("zh_CN", "ru"):
-        assert "executed 0 out of 0" in site.logs[language], site.logs[language]
+    assert "executed 1 out of 1" in site.logs[FIRST.code]
+    for language in OTHERS:
+        assert "executed 0 out of 0" in site.logs[language.code], site.logs[language.code]
     assert len(set(site.stamps)) == 1  # the generated page (with outputs) was not rewritten
-    for language in ("zh_CN", "ru"):
-        assert "sum is 10" in _page(site, language)
+    for language in OTHERS:
+        assert "sum is 10" in _page(site, language.code)
 
 
-@pytest.mark.parametrize(("language", "tag"), [("en", "en"), ("zh_CN", "zh-CN"), ("ru", "ru")])
-def test_html_lang_is_the_pages_language(site: SimpleNamespace, language: str, tag: str) -> None:
-    assert re.search(rf'<html [^>]*lang="{tag}"', _page(site, language))
+@pytest.mark.parametrize("language", PROJECT.languages, ids=_ids)
+def test_html_lang_is_the_pages_language(site: SimpleNamespace, language: Language) -> None:
+    assert re.search(rf'<html [^>]*lang="{language.tag}"', _page(site, language.code))
 
 
-def test_switcher_links_to_the_same_page_in_each_other_language(site: SimpleNamespace) -> None:
-    page = site.html / "zh_CN" / "auto_examples" / "tiny" / "plot_sum.html"
+@pytest.mark.parametrize("language", OTHERS, ids=_ids)
+def test_switcher_links_to_the_same_page_in_each_other_language(
+    site: SimpleNamespace, language: Language
+) -> None:
+    page = site.html / language.code / "auto_examples" / "tiny" / "plot_sum.html"
     nav = re.search(r'<nav class="compperf-languages".*?</nav>', page.read_text("utf-8"), re.DOTALL)
     assert nav is not None
-    assert "语言" in nav[0]  # its label comes from the UI catalog
+    assert _ui(language, "Language") in nav[0]  # its label comes from the UI catalog
     links = dict(re.findall(r'<a href="([^"]+)" hreflang="([^"]+)"', nav[0]))
-    assert sorted(links.values()) == ["en", "ru"]
+    assert sorted(links.values()) == sorted(o.tag for o in PROJECT.languages if o != language)
     for link in links:
         target = (page.parent / link).resolve()
         assert target.is_file(), link
@@ -197,21 +240,18 @@ def test_switcher_links_to_the_same_page_in_each_other_language(site: SimpleName
             "tiny",
             "plot_sum.html",
         )
-    assert 'aria-current="page">中文<' in nav[0]
+    assert f'aria-current="page">{language.name}<' in nav[0]
 
 
-@pytest.mark.parametrize(
-    ("language", "running", "button"),
-    [
-        ("en", "Total running time of the script:", "Download Python source code: plot_sum.py"),
-        ("zh_CN", "脚本总运行时间：", "下载 Python 源代码：plot_sum.py"),
-        ("ru", "Общее время работы скрипта:", "Скачать исходный код на Python: plot_sum.py"),
-    ],
-)
+@pytest.mark.parametrize("language", PROJECT.languages, ids=_ids)
 def test_gallery_labels_are_in_the_pages_language(
-    site: SimpleNamespace, language: str, running: str, button: str
+    site: SimpleNamespace, language: Language
 ) -> None:
-    text = re.sub(r"<[^>]+>", "", _page(site, language))
+    running = _ui(language, "Total running time of the script:")
+    button = _ui(language, "Download Python source code: {file}").format(file="plot_sum.py")
+    if language != FIRST:
+        assert running != "Total running time of the script:", "UI catalog not translated"
+    text = re.sub(r"<[^>]+>", "", _page(site, language.code))
     text = re.sub(r"\s+", " ", text)
     assert re.search(re.escape(running) + r" [(（]0 \S+ \d+\.\d+ \S+[)）]", text)
     assert button in text
@@ -237,10 +277,21 @@ def _search_index(site: SimpleNamespace, language: str) -> dict:
     return json.loads(text[text.index("(") + 1 : text.rindex(")")])
 
 
-def _found(site: SimpleNamespace, language: str, query: str) -> set[str]:
+def _searched_as(search: str) -> Language:
+    found = [language for language in OTHERS if language.search == search]
+    if not found:
+        pytest.skip(f"the site has no language searched as {search!r}")
+    return found[0]
+
+
+def _found(site: SimpleNamespace, language: Language, query: str) -> set[str]:
     """Pages holding every word of ``query``, split and stemmed as the site's search does."""
-    index = _search_index(site, language)
-    search = {"zh_CN": SearchChinese, "ru": SearchRussian}[language]({})
+    index = _search_index(site, language.code)
+    search = search_languages[language.search]
+    if isinstance(search, str):  # Sphinx names most languages' classes by import path
+        module, _, name = search.rpartition(".")
+        search = getattr(__import__(module, fromlist=[name]), name)
+    search = search({})
     pages = None
     for word in search.split(query):
         stem = search.stem(word)
@@ -253,20 +304,23 @@ def _found(site: SimpleNamespace, language: str, query: str) -> set[str]:
 # Sphinx's Chinese search loads jieba's dictionary through a file it never closes.
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_chinese_search_splits_words_and_finds_english_terms(site: SimpleNamespace) -> None:
-    assert "index" in _found(site, "zh_CN", "时钟")  # a word inside an unspaced sentence
-    assert "index" in _found(site, "zh_CN", "synchronize")
+    chinese = _searched_as("zh")
+    assert "index" in _found(site, chinese, "时钟")  # a word inside an unspaced sentence
+    assert "index" in _found(site, chinese, "synchronize")
 
 
 def test_russian_search_finds_a_page_from_an_inflected_word(site: SimpleNamespace) -> None:
-    assert "index" in _found(site, "ru", "измерения")  # the page says "измерением"
+    russian = _searched_as("ru")
+    assert "index" in _found(site, russian, "измерения")  # the page says "измерением"
 
 
 def test_missing_page_catalog_stops_the_build(site: SimpleNamespace) -> None:
-    catalog = site.docs / "locales" / "ru" / "LC_MESSAGES" / "index.po"
+    language = OTHERS[-1].code
+    catalog = site.docs / "locales" / language / "LC_MESSAGES" / "index.po"
     saved = catalog.read_bytes()
     catalog.unlink()
     try:
-        result = _build(site.docs, "ru")
+        result = _build(site.docs, language)
     finally:
         catalog.write_bytes(saved)
     assert result.returncode != 0
@@ -275,13 +329,75 @@ def test_missing_page_catalog_stops_the_build(site: SimpleNamespace) -> None:
 
 
 def test_malformed_catalog_stops_the_build_naming_it(site: SimpleNamespace) -> None:
-    catalog = site.docs / "locales" / "zh_CN" / "LC_MESSAGES" / "auto_examples" / "tiny"
+    language = OTHERS[0].code
+    catalog = site.docs / "locales" / language / "LC_MESSAGES" / "auto_examples" / "tiny"
     catalog /= "plot_sum.po"
     saved = catalog.read_bytes()
     catalog.write_bytes(saved + b"\nthis line is not gettext\n")
     try:
-        result = _build(site.docs, "zh_CN")
+        result = _build(site.docs, language)
     finally:
         catalog.write_bytes(saved)
     assert result.returncode != 0
     assert f"cannot read the catalog {catalog}" in result.stderr
+
+
+# A language the site does not have: an entry in the tiny site's pyproject.toml and its
+# catalogs are all it gets. German search stems ("Summen" and "Summe" are one word).
+GERMAN = Language(code="de", name="Deutsch", tag="de-DE", search="de")
+GERMAN_PAGES = {
+    "de": {
+        "index": {"Tiny": "Winzig"},
+        "auto_examples/tiny/plot_sum": {
+            "Sum a tensor": "Einen Tensor summieren",
+            "Prints where it ran, then a sum.": "Gibt aus, wo es lief, dann die Summen.",
+        },
+    }
+}
+GERMAN_UI = {
+    "Language": "Sprache",
+    "Total running time of the script:": "Gesamtlaufzeit des Skripts:",
+    "({minutes} minutes {seconds} seconds)": "({minutes} Minuten {seconds} Sekunden)",
+}
+
+
+def test_a_language_added_only_in_pyproject_is_built_like_the_others(tmp_path: Path) -> None:
+    project = PROJECT.replace(languages=(FIRST, GERMAN))
+    docs = _project(tmp_path, project, GERMAN_PAGES, {GERMAN.code: GERMAN_UI})
+    for language in project.codes:
+        result = _build(docs, language)
+        assert result.returncode == 0, result.stdout + result.stderr
+    html = docs / "_build" / "html"
+    german = (html / "de" / "auto_examples" / "tiny" / "plot_sum.html").read_text("utf-8")
+    assert re.search(r'<html [^>]*lang="de-DE"', german)
+    assert "Einen Tensor summieren" in german
+    assert "Gesamtlaufzeit des Skripts:" in german
+    assert 'aria-current="page">Deutsch<' in german
+    first = (html / FIRST.code / "auto_examples" / "tiny" / "plot_sum.html").read_text("utf-8")
+    assert 'hreflang="de-DE" lang="de-DE">Deutsch</a>' in first
+    root = (html / "index.html").read_text("utf-8")
+    assert '<a href="de/index.html" hreflang="de-DE">Deutsch</a>' in root
+    site = SimpleNamespace(html=html)
+    assert "auto_examples/tiny/plot_sum" in _found(site, GERMAN, "Summe")
+
+
+def test_one_process_building_every_language_keeps_them_apart(site: SimpleNamespace) -> None:
+    """docs/_ext/build_languages.py (what ``nox -s docs`` runs) gives each its own labels."""
+    out = site.docs / "_build" / "one-process"
+    wheels = out / "html" / site_module.WHEEL_FOLDER
+    wheels.mkdir(parents=True)
+    (wheels / site_module.wheel_filename()).write_bytes(b"")
+    result = subprocess.run(
+        [sys.executable, str(DOCS / "_ext" / "build_languages.py"), str(site.docs),
+         str(out / "html"), str(out / "doctrees"), ",".join(PROJECT.codes), "-W", "-q"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    for language in PROJECT.languages:
+        page = out / "html" / language.code / "auto_examples" / "tiny" / "plot_sum.html"
+        text = page.read_text("utf-8")
+        assert _ui(language, "Total running time of the script:") in text
+        for other in PROJECT.languages:
+            label = _ui(other, "Total running time of the script:")
+            if other != language and label != _ui(language, label):
+                assert label not in text, f"{other.code} label in the {language.code} page"

@@ -64,6 +64,33 @@ def test_measure_synchronizes_the_device_at_each_clock_read(fake_cuda, monkeypat
     assert all(fake_cuda[i - 1] == "sync cuda:1" for i in reads)
 
 
+def test_measure_clock_reads_do_nothing_but_synchronize(fake_cuda, monkeypatch):
+    """The device is checked once, before timing: no availability query at any clock read."""
+    ticks = itertools.count()
+
+    def clock() -> float:
+        fake_cuda.append("clock")
+        return float(next(ticks))
+
+    monkeypatch.setattr(measure_module, "_clock", clock)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: fake_cuda.append("query") or 2)
+    compperf.measure(lambda: None, device="cuda:1", min_run_time=0.5)
+    first_read = fake_cuda.index("clock")
+    assert "query" in fake_cuda[:first_read]
+    assert set(fake_cuda[first_read:]) == {"sync cuda:1", "clock"}
+
+
+def test_measure_on_the_cpu_reads_the_bare_clock(monkeypatch):
+    reads = []
+
+    def clock() -> float:
+        reads.append(len(reads))
+        return float(len(reads))
+
+    monkeypatch.setattr(measure_module, "_clock", clock)
+    assert measure_module._synchronizing_clock(torch.device("cpu")) is clock
+
+
 def test_measurement_is_frozen_and_readable():
     result = compperf.measure(time.sleep, 0.001, device="cpu", description="nap")
     with pytest.raises(dataclasses.FrozenInstanceError):

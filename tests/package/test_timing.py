@@ -3,6 +3,7 @@ from __future__ import annotations
 import time
 
 import pytest
+import torch
 
 import compperf
 
@@ -53,6 +54,19 @@ def test_benchmark_default_device_is_the_best_one(fake_mps, logged_clock, capsys
     with compperf.Benchmark():
         pass
     assert logged_clock == ["sync mps", "clock", "sync mps", "clock"]
+
+
+def test_benchmark_checks_the_device_before_the_clock_starts(
+    fake_cuda, logged_clock, monkeypatch, capsys
+):
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: logged_clock.append("query") or 2)
+    with compperf.Benchmark("work", device="cuda:1"):
+        logged_clock.append("body")
+    first_read = logged_clock.index("clock")
+    assert "query" in logged_clock[:first_read]
+    assert logged_clock[first_read - 1 :] == [
+        "sync cuda:1", "clock", "body", "sync cuda:1", "clock"
+    ]  # fmt: skip
 
 
 def test_naive_benchmark_never_synchronizes(fake_cuda, logged_clock, capsys):

@@ -15,12 +15,16 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(REPO / "docs" / "_ext"))
 
-from sitecheck import axe, browser, layout
+import compperf_project
+from sitecheck import axe, browser, fonts, layout
 from sitecheck.server import serve
 
-REPO = Path(__file__).resolve().parents[2]
+# The site's languages, in build order ([tool.compperf] in pyproject.toml).
+PROJECT = compperf_project.load()
 SITE = REPO / "docs" / "_build" / "html"
 SCREENSHOTS = REPO / "docs" / "_build" / "screenshots"
 # The site is served here during the tests, and downloaded notebooks install compperf
@@ -37,14 +41,14 @@ _NOT_BUILT = (
 
 
 def _built_languages() -> list[str]:
-    return layout.languages(SITE) if (SITE / "index.html").is_file() else []
+    return layout.languages(SITE, PROJECT.codes) if (SITE / "index.html").is_file() else []
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Run each test that takes ``language`` once per built language folder."""
     if "language" in metafunc.fixturenames:
-        # With no site, one "en" case fails with the message from `site_root`.
-        metafunc.parametrize("language", _built_languages() or ["en"])
+        # With no site, one case fails with the message from `site_root`.
+        metafunc.parametrize("language", _built_languages() or PROJECT.codes[:1])
 
 
 @pytest.fixture(scope="session")
@@ -57,8 +61,8 @@ def site_root() -> Path:
 
 @pytest.fixture(scope="session")
 def languages(site_root: Path) -> list[str]:
-    """The built language folders, ``en`` first."""
-    return layout.languages(site_root)
+    """The built language folders, in the project's order."""
+    return layout.languages(site_root, PROJECT.codes)
 
 
 @pytest.fixture(scope="session")
@@ -77,7 +81,14 @@ def site_url(site_root: Path, languages: list[str]) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[Browser]:
-    """Debian's Chromium, headless, driven by Playwright."""
+    """Debian's Chromium, headless, driven by Playwright.
+
+    Fails every browser check when a language of the site has no font here (Chinese
+    without fonts-noto-cjk): screenshots and layout would be judged on boxes.
+    """
+    missing = fonts.missing_fonts(language.tag for language in PROJECT.languages)
+    if missing:
+        pytest.fail(missing, pytrace=False)
     with sync_playwright() as playwright:
         launched = browser.launch(playwright)
         yield launched

@@ -4,33 +4,44 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+import compperf_project  # docs/_ext, on sys.path via conftest.py
 import nbformat
 import pytest
+from babel.messages.pofile import read_po
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from sitecheck import browser, contrast, layout
 
-# Per language: a word a reader would type, and the page it must find. The words are in
-# the page's language (zh_CN also finds the English term), so they exercise that
-# language's search splitter and stemmer on translated text.
+PROJECT = compperf_project.load()
+REPO = Path(__file__).resolve().parents[2]
+
+# Per search language (``search`` in [tool.compperf.languages]): a word a reader would
+# type, and the page it must find. The words are in that language (Chinese also finds the
+# English term), so they exercise its search splitter and stemmer on translated text. A
+# language not listed here searches for a word of that page's translated title.
+SEARCH_PAGE = "auto_examples/asynchronous/plot_async_matmul"
 SEARCHES = {
     "en": [("synchronize", "auto_examples/asynchronous/plot_async_matmul.html")],
-    "zh_CN": [
+    "zh": [
         ("同步", "auto_examples/asynchronous/plot_async_matmul.html"),
         ("synchronize", "auto_examples/asynchronous/plot_async_matmul.html"),
     ],
     "ru": [("синхронизации", "auto_examples/asynchronous/plot_async_matmul.html")],
 }
-# Browser locale -> the language folder the root page must send that reader to.
-ROOT_LANGUAGE_CHOICES = [
-    ("en-US", "en"),
-    ("zh-CN", "zh_CN"),
-    ("ru-RU", "ru"),
-    ("de-DE", "en"),  # not offered: English
+# Browser locale -> the language folder the root page must send that reader to: each
+# language's own tag, and a language the site does not offer (the first language).
+_UNOFFERED = next(
+    tag
+    for tag in ("de-DE", "fr-FR", "ja-JP", "tlh")
+    if tag.split("-")[0] not in {lang.tag.split("-")[0] for lang in PROJECT.languages}
+)
+ROOT_LANGUAGE_CHOICES = [(lang.tag, lang.code) for lang in PROJECT.languages] + [
+    (_UNOFFERED, PROJECT.codes[0])
 ]
 # Served for any missing URL, so its switcher leads to each language's home page instead.
 NO_SAME_PAGE = ("404.html",)
@@ -133,10 +144,22 @@ def test_screenshots_of_example_pages(
     assert all(path.stat().st_size > 10_000 for path in saved)
 
 
+def _search_terms(language: str) -> list[tuple[str, str]]:
+    """The terms to search for in ``language``: listed above, or from its catalog."""
+    search = PROJECT.language(language).search
+    if search in SEARCHES:
+        return SEARCHES[search]
+    catalog = REPO / "docs" / "locales" / language / "LC_MESSAGES" / f"{SEARCH_PAGE}.po"
+    with catalog.open("rb") as file:
+        title = next(m.string for m in read_po(file) if m.id)  # the page's title first
+    words = re.findall(r"[^\W\d_]{4,}", title)
+    assert words, f"no word to search for in {language}'s title {title!r}: add to SEARCHES"
+    return [(max(words, key=len), f"{SEARCH_PAGE}.html")]
+
+
 def test_search_finds_a_term(site_url: str, language: str, new_page: Callable[..., Page]) -> None:
-    assert language in SEARCHES, f"no search term for {language}: add one to SEARCHES"
     page = new_page()
-    for term, expected in SEARCHES[language]:
+    for term, expected in _search_terms(language):
         page.goto(f"{site_url}{language}/search.html?q={term}")
         # Sphinx lists hits one by one, fetching each page's text for its snippet, and
         # shows the summary only after the last: wait for the expected hit instead.

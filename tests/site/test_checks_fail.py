@@ -132,3 +132,14 @@ def test_notebook_runner_fails_on_a_failing_cell(tmp_path: Path) -> None:
     assert "notebook example.ipynb failed" in message
     assert "y = x / 0" in message
     assert "ZeroDivisionError" in message
+
+
+def test_missing_cjk_font_fails_naming_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sitecheck import fonts
+
+    monkeypatch.setattr(fonts, "_has_font_for", lambda subtag: False)
+    message = fonts.missing_fonts(["en", "zh-CN", "ru"])
+    assert message is not None
+    assert "zh-CN" in message
+    assert "fonts-noto-cjk" in message
+    assert fonts.missing_fonts(["en", "ru"]) is None

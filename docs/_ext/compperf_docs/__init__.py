@@ -24,13 +24,16 @@ __all__ = ["setup"]
 
 
 def setup(app: Sphinx) -> dict[str, object]:
-    app.add_config_value("compperf_site_url", site.site_url(), "html", types=(str,))
+    # $COMPPERF_SITE_URL, else site-url in [tool.compperf]; `-D compperf_site_url=` wins.
+    app.add_config_value("compperf_site_url", site.site_url(app.srcdir), "html", types=(str,))
+    # Before sphinx-gallery reads its configuration (config-inited, priority 10).
+    app.connect("config-inited", gallery.use_site_url, priority=5)
     # Early, so that sitemap, opengraph and notfound see the derived values.
     app.connect("config-inited", site.derive_urls, priority=100)
     # Late, after myst-nb has set up its own configuration.
     app.connect("builder-inited", site.move_notebook_outputs, priority=900)
     # Before sphinx-gallery generates its pages (builder-inited, priority 500).
-    app.connect("builder-inited", gallery.forget_outputs_made_for_another_cell, priority=400)
+    app.connect("builder-inited", gallery.forget_outputs_made_with_another_conversion, priority=400)
     # After sphinx-gallery has written the notebooks: no reST may reach a reader there.
     app.connect("builder-inited", notebook_check.check_gallery_notebooks, priority=600)
     # Sharded builds (see shards.py): which chapters execute, and a build that reuses
@@ -41,6 +44,7 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("builder-inited", shards.require_outputs, priority=450)
     app.connect("builder-inited", shards.record_notebook_cache, priority=450)
     app.connect("env-updated", shards.check_outputs_reused)
+    app.connect("env-get-outdated", site.forget_removed_pages)
     app.connect("source-read", provenance.check_example_page)
     app.add_directive("compperf-install", install.InstallCommand)
     app.connect("build-finished", site.write_root_files)
@@ -58,8 +62,11 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("build-finished", alternates.add_sitemap_defaults, priority=600)
     app.add_transform(gallery_text.GalleryFurniture)
     app.add_post_transform(gallery_text.GalleryThumbnails)
-    # Upstream bugs (see workarounds.py); furo renders its navigation tree at priority 500.
+    # Upstream bugs and internals (see workarounds.py); each warns by name when it slips.
+    app.connect("builder-inited", workarounds.announce_removable)
     app.add_search_language(workarounds.ChineseSearch)
+    app.connect("builder-inited", workarounds.check_chinese_search)
+    # furo renders its navigation tree at priority 500.
     app.connect("html-page-context", workarounds.label_toctree_captions, priority=900)
     app.connect("html-page-context", workarounds.focusable_code_blocks)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

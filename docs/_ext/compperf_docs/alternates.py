@@ -19,6 +19,9 @@ from sphinx.util import logging
 from compperf_docs import site
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from compperf_project import Language
     from sphinx.application import Sphinx
     from sphinx.config import Config
 
@@ -38,7 +41,7 @@ _SITEMAP = "http://www.sitemaps.org/schemas/sitemap/0.9"
 _XHTML = "http://www.w3.org/1999/xhtml"
 
 
-def alternate_urls(root_url: str, link: str, languages: list[str]) -> dict[str, str]:
+def alternate_urls(root_url: str, link: str, languages: Sequence[Language]) -> dict[str, str]:
     """hreflang tag -> absolute URL of the page ``link`` (e.g. ``api.html``) per language.
 
     Parameters
@@ -47,11 +50,11 @@ def alternate_urls(root_url: str, link: str, languages: list[str]) -> dict[str, 
         The deployable root's URL, ending in ``/`` (``compperf_site_url``).
     link : str
         The page's path inside a language folder, as the HTML builder writes it.
-    languages : list of str
-        Sphinx language codes, the default (``x-default``) language first.
+    languages : sequence of compperf_project.Language
+        The site's languages (``[tool.compperf]``), the default (``x-default``) one first.
     """
-    urls = {site._language_tag(code): f"{root_url}{code}/{link}" for code in languages}
-    urls[X_DEFAULT] = root_url if link == _HOME else f"{root_url}{languages[0]}/{link}"
+    urls = {lang.tag: f"{root_url}{lang.code}/{link}" for lang in languages}
+    urls[X_DEFAULT] = root_url if link == _HOME else f"{root_url}{languages[0].code}/{link}"
     return urls
 
 
@@ -70,7 +73,7 @@ def list_sitemap_languages(app: Sphinx, config: Config) -> None:
     English and, in the English sitemap, the page itself.
     """
     if "sitemap_locales" in config:  # sphinx-sitemap is loaded
-        config.sitemap_locales = list(site.LANGUAGES)
+        config.sitemap_locales = [lang.code for lang in site.project(app).languages]
 
 
 def add_head_links(
@@ -82,7 +85,7 @@ def add_head_links(
     link = app.builder.get_target_uri(pagename)
     if not _indexed(app, pagename, link):
         return
-    urls = alternate_urls(app.config.compperf_site_url, link, list(site.LANGUAGES))
+    urls = alternate_urls(app.config.compperf_site_url, link, site.project(app).languages)
     tags = "".join(
         f'\n<link rel="alternate" hreflang="{tag}" href="{html.escape(url)}" />'
         for tag, url in urls.items()
@@ -106,7 +109,7 @@ def add_sitemap_defaults(app: Sphinx, exception: Exception | None) -> None:
     ElementTree.register_namespace("xhtml", _XHTML)
     tree = ElementTree.parse(path)
     prefix = f"{app.config.compperf_site_url}{app.config.language}/"
-    languages = list(site.LANGUAGES)
+    languages = site.project(app).languages
     for url in tree.getroot().iter(f"{{{_SITEMAP}}}url"):
         loc = url.findtext(f"{{{_SITEMAP}}}loc") or ""
         links = url.findall(f"{{{_XHTML}}}link")

@@ -12,19 +12,21 @@ from typing import TYPE_CHECKING
 
 from sphinx.util import logging
 
-from compperf_docs import notebook_markdown
+from compperf_docs import notebook_markdown, site, workarounds
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
+    from sphinx.config import Config
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
     "NOTEBOOK_EXTRAS",
     "first_notebook_cell",
-    "forget_outputs_made_for_another_cell",
+    "forget_outputs_made_with_another_conversion",
     "gallery_conf",
     "reset_state",
+    "use_site_url",
 ]
 
 # What a downloaded notebook needs beyond torch and Jupyter (compperf comes from the site).
@@ -44,39 +46,55 @@ def first_notebook_cell(wheel_url: str) -> str:
     )
 
 
-# Remembers, in each gallery folder, how its notebooks were written: the first cell and the
-# Markdown conversion (pandoc's options and the Lua programs they name).
-_CELL_STAMP = ".first_notebook_cell"
+def use_site_url(app: Sphinx, config: Config) -> None:
+    """Give notebooks the install cell for ``compperf_site_url``, then bring old ones up to date.
+
+    Runs at ``config-inited``, after ``-D`` has been applied and before sphinx-gallery
+    reads its configuration. sphinx-gallery writes an example's notebook only when it
+    executes the example, so the notebooks already in the gallery folders get the new
+    first cell here (:func:`compperf_docs.workarounds.rewrite_first_notebook_cell`):
+    a build for another site URL executes nothing.
+    """
+    cell = first_notebook_cell(site.wheel_url(config.compperf_site_url))
+    conf = config.sphinx_gallery_conf
+    conf["first_notebook_cell"] = cell
+    for folder in map(Path, conf.get("gallery_dirs", [])):
+        if folder.is_dir():
+            workarounds.rewrite_first_notebook_cell(folder, cell)
 
 
-def _notebook_recipe(conf: dict) -> str:
+# Remembers, in each gallery folder, how its notebooks' Markdown was made: pandoc's options
+# and the Lua programs they name.
+_CONVERSION_STAMP = ".notebook_conversion"
+
+
+def _conversion_recipe(conf: dict) -> str:
     options = conf.get("pypandoc") or {}
     programs = [notebook_markdown.READER, notebook_markdown.FILTER] if options else []
     digests = [hashlib.sha256(path.read_bytes()).hexdigest() for path in programs]
-    return "\n".join(
-        [conf.get("first_notebook_cell") or "", json.dumps(options, sort_keys=True), *digests]
-    )
+    return "\n".join([json.dumps(options, sort_keys=True), *digests])
 
 
-def forget_outputs_made_for_another_cell(app: Sphinx) -> None:
-    """Make sphinx-gallery run an example again when its notebook would be written otherwise.
+def forget_outputs_made_with_another_conversion(app: Sphinx) -> None:
+    """Make sphinx-gallery run a chapter again when its notebooks' Markdown would differ.
 
-    sphinx-gallery rewrites an example's notebook and zip only when the example's source
-    changes, so a build for another ``COMPPERF_SITE_URL`` (or with another Markdown
-    conversion) would otherwise publish notebooks that install compperf from the old
-    address. Deleting the md5 stamps of such a gallery folder makes its examples run (and
-    their downloads be written) again.
+    sphinx-gallery writes an example's notebook only when it executes the example, so a
+    change of the pandoc conversion would otherwise leave old notebooks in place. Deleting
+    the md5 stamps of such a gallery folder makes its examples run (and their downloads
+    be written) again. The site URL is not part of the recipe: notebooks link to the
+    canonical site (``site-url`` in ``[tool.compperf]``) and get their install cell from
+    :func:`use_site_url`, so a build for another address executes nothing.
     """
     conf = app.config.sphinx_gallery_conf
-    cell = _notebook_recipe(conf)
+    recipe = _conversion_recipe(conf)
     for folder in map(Path, conf.get("gallery_dirs", [])):
-        stamp = folder / _CELL_STAMP
-        if stamp.is_file() and stamp.read_text(encoding="utf-8") != cell:
-            logger.info("first notebook cell changed: %s runs its examples again", folder)
+        stamp = folder / _CONVERSION_STAMP
+        if stamp.is_file() and stamp.read_text(encoding="utf-8") != recipe:
+            logger.info("notebook conversion changed: %s runs its examples again", folder)
             for md5 in folder.glob("*.md5"):
                 md5.unlink()
         if folder.is_dir():
-            stamp.write_text(cell, encoding="utf-8")
+            stamp.write_text(recipe, encoding="utf-8")
 
 
 # The process-wide settings an example may change, as they were before the first one ran.
@@ -121,7 +139,6 @@ def gallery_conf(
     examples_dir: Path,
     chapters: Sequence[str],
     *,
-    wheel_url: str,
     pages_url: str | None = None,
     gallery_root: str = "auto_examples",
 ) -> dict[str, object]:
@@ -134,9 +151,7 @@ def gallery_conf(
     examples_dir : Path
         Holds one folder per chapter, each with ``GALLERY_HEADER.rst`` and ``plot_*.py``.
     chapters : sequence of str
-        Chapter folder names, in reading order.
-    wheel_url : str
-        Absolute URL of the compperf wheel that downloaded notebooks install.
+        Chapter folder names, in reading order (``chapters`` in ``[tool.compperf]``).
     pages_url : str, optional
         Absolute URL of the pages that notebooks link to (``<site>/en/``): a ``:ref:``
         or ``:doc:`` role in an example becomes a link there; without it, plain words.
@@ -160,7 +175,8 @@ def gallery_conf(
         # Every plot_*.py is executed; other files are shown as code only.
         "filename_pattern": r"/plot_",
         "within_subsection_order": "FileNameSortKey",
-        "first_notebook_cell": first_notebook_cell(wheel_url),
+        # Set from compperf_site_url once -D has been applied (use_site_url).
+        "first_notebook_cell": None,
         # Text blocks become Markdown through pandoc (the pypandoc-binary wheel ships it):
         # tables, roles and admonitions that Jupyter shows as such, not as raw reST.
         "pypandoc": notebook_markdown.pandoc_options(docs_dir, pages_url),

@@ -20,7 +20,7 @@ from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
-from compperf_docs import i18n
+from compperf_docs import i18n, workarounds
 
 __all__ = ["GalleryFurniture", "GalleryThumbnails", "timing_text"]
 
@@ -169,15 +169,26 @@ class GalleryThumbnails(SphinxPostTransform):
             text = node.astext()
             if "sphx-glr-thumbcontainer" in text:
                 target = self._target_after(node)
-                if target is not None:
-                    summary = html.escape(self._summary(target), quote=True)
-                    text = _THUMB_TOOLTIP.sub(lambda m, s=summary: m[1] + s + m[2], text)
+                if target is None or not _THUMB_TOOLTIP.search(text):
+                    self._slipped(node, "a thumbnail without the tooltip or link it expects")
+                    continue
+                summary = html.escape(self._summary(target), quote=True)
+                text = _THUMB_TOOLTIP.sub(lambda m, s=summary: m[1] + s + m[2], text)
             if "sphx-glr-thumbnail-title" in text and target in self.env.titles:
+                if not _THUMB_TITLE.search(text):
+                    self._slipped(node, "a thumbnail title it cannot find")
                 title = html.escape(self.env.titles[target].astext())
                 text = _THUMB_TITLE.sub(lambda m, t=title: m[1] + t + m[2], text)
                 target = None
             if text != node.astext():
                 node.replace_self(nodes.raw("", text, format="html"))
+
+    def _slipped(self, node: nodes.Node, what: str) -> None:
+        workarounds.slipped(
+            "gallery-thumbnails",
+            f"sphinx-gallery wrote {what}: {node.astext()[:120]!r}",
+            location=node,
+        )
 
     def _target_after(self, node: nodes.Node) -> str | None:
         for later in node.findall(

@@ -120,8 +120,12 @@ def check_catalogs(app: Sphinx) -> None:
 
 
 def require_word_splitter(app: Sphinx) -> None:
-    """Stop a Chinese build without jieba: Sphinx would index whole sentences as words."""
-    if app.config.language.startswith("zh") and app.builder.format == "html":
+    """Stop a Chinese build without jieba: Sphinx would index whole sentences as words.
+
+    Chinese is the search language ``"zh"`` (``search`` in ``[tool.compperf.languages]``).
+    """
+    search = app.config.html_search_language or app.config.language
+    if search.startswith("zh") and app.builder.format == "html":
         try:
             import jieba  # noqa: F401  (only its presence matters here)
         except ImportError as error:

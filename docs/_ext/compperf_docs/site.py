@@ -5,32 +5,34 @@ from __future__ import annotations
 import html
 import importlib.metadata
 import json
-import os
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+import compperf_project
+from compperf_project import Language, Project
 from sphinx.errors import ConfigError
 from sphinx.locale import _
 from sphinx.util import logging
 
-from compperf_docs import i18n
+from compperf_docs import i18n, workarounds
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.config import Config
 
 __all__ = [
-    "DEFAULT_SITE_URL",
-    "LANGUAGES",
     "ROOT_PROMPT",
     "SITE_URL_VARIABLE",
     "WHEEL_FOLDER",
     "add_language_links",
     "derive_urls",
+    "forget_removed_pages",
     "move_notebook_outputs",
     "not_found_context",
+    "project",
     "site_url",
     "wheel_filename",
     "wheel_url",
@@ -41,26 +43,38 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-SITE_URL_VARIABLE = "COMPPERF_SITE_URL"
-DEFAULT_SITE_URL = "https://compperf.github.io/compperf/"
-# Built languages sit side by side under the deployable root: html/<code>/, each name
-# written in its own language. The first one is built first (it executes the examples;
-# the others reuse its outputs) and is where the root page sends everyone else.
-LANGUAGES = {"en": "English", "zh_CN": "中文", "ru": "Русский"}
+SITE_URL_VARIABLE = compperf_project.SITE_URL_VARIABLE
 # Beside the language folders, so that every language's notebooks share one wheel.
 WHEEL_FOLDER = "wheels"
 
 
-def site_url() -> str:
-    """The deployable root's public URL, from ``$COMPPERF_SITE_URL``, ending in ``/``."""
-    url = os.environ.get(SITE_URL_VARIABLE, "").strip() or DEFAULT_SITE_URL
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ConfigError(
-            f"{SITE_URL_VARIABLE}={url!r} is not an absolute http(s) URL; "
-            f"expected something like {DEFAULT_SITE_URL!r}"
-        )
-    return url if url.endswith("/") else url + "/"
+def _pyproject(srcdir: str | Path) -> Path:
+    return Path(srcdir).resolve().parent / "pyproject.toml"
+
+
+def project(app: Sphinx) -> Project:
+    """The site's ``[tool.compperf]`` table, from the pyproject.toml beside ``docs/``.
+
+    Built languages sit side by side under the deployable root, ``html/<code>/``. The
+    first one is built first (it executes the examples; the others reuse its outputs)
+    and is where the root page sends everyone else.
+    """
+    try:
+        return compperf_project.load(_pyproject(app.srcdir))
+    except compperf_project.ProjectError as error:
+        raise ConfigError(str(error)) from error
+
+
+def site_url(srcdir: str | Path | None = None) -> str:
+    """The deployable root's public URL, ending in ``/``.
+
+    ``$COMPPERF_SITE_URL`` when set, else ``site-url`` in ``[tool.compperf]`` of the
+    pyproject.toml beside ``srcdir`` (default: the repository's).
+    """
+    try:
+        return compperf_project.site_url(_pyproject(srcdir) if srcdir else None)
+    except compperf_project.ProjectError as error:
+        raise ConfigError(str(error)) from error
 
 
 def wheel_filename() -> str:
@@ -84,6 +98,12 @@ def derive_urls(app: Sphinx, config: Config) -> None:
     if not root.endswith("/"):
         root += "/"
     language = config.language
+    if app is not None:
+        # Unknown codes stop here, naming the languages the site has.
+        try:
+            config.html_search_language = project(app).language(language).search
+        except compperf_project.ProjectError as error:
+            raise ConfigError(str(error)) from error
     config.html_baseurl = f"{root}{language}/"
     config.ogp_site_url = config.html_baseurl
     # sphinx-sitemap: root + "<language>/" + page, with hreflang alternates.
@@ -100,15 +120,37 @@ def move_notebook_outputs(app: Sphinx) -> None:
     myst-nb writes them to ``<outdir>/../jupyter_execute``, which for ``html/<language>/``
     is inside the published site.
     """
+    if "myst_nb" not in app.extensions:
+        return
     config = getattr(app.env, "mystnb_config", None)
-    if config is not None:
-        folder = Path(app.doctreedir) / "jupyter_execute"
+    folder = Path(app.doctreedir) / "jupyter_execute"
+    try:
         app.env.mystnb_config = config.copy(output_folder=str(folder.resolve()))
+    except (AttributeError, TypeError) as error:
+        # Executed notebooks would land in the published folder.
+        workarounds.slipped(
+            "mystnb-output-folder",
+            f"env.mystnb_config is {type(config).__name__} and cannot be copied with a "
+            f"new output_folder ({error})",
+        )
 
 
-def _language_tag(code: str) -> str:
-    """BCP 47 tag of a Sphinx language code, as ``<html lang>`` and ``hreflang`` want it."""
-    return code.replace("_", "-")
+def forget_removed_pages(
+    app: Sphinx, env: object, added: set[str], changed: set[str], removed: set[str]
+) -> list[str]:
+    """Delete the published page of each source removed since the last build.
+
+    Sphinx leaves them in the output folder; this lets ``nox -s docs`` rebuild
+    incrementally (nothing read or written again when nothing changed) instead of
+    emptying ``html/<language>/`` before each build.
+    """
+    if app.builder.format == "html":
+        for docname in sorted(removed):
+            page = Path(app.outdir, app.builder.get_target_uri(docname))
+            if page.is_file():
+                logger.info("compperf: %s is gone, removing %s", docname, page)
+                page.unlink()
+    return []
 
 
 # Sends the reader on to the first of their browser's languages that the site has; the
@@ -145,7 +187,7 @@ ROOT_PROMPT = N_("Choose a language:")
 
 def write_root_index(
     root: Path,
-    languages: dict[str, str] = LANGUAGES,
+    languages: Sequence[Language],
     prompts: dict[str, str] | None = None,
     root_url: str | None = None,
 ) -> Path:
@@ -158,26 +200,26 @@ def write_root_index(
     ``root_url`` (the root's public URL), the head names it as the ``x-default`` version
     of the home page and each built language's home page as an alternate.
     """
-    built = [
-        (code, name) for code, name in languages.items() if (root / code / "index.html").exists()
-    ]
+    built = [lang for lang in languages if (root / lang.code / "index.html").exists()]
     if not built:
-        raise FileNotFoundError(f"no built language under {root} (looked for {list(languages)})")
+        raise FileNotFoundError(
+            f"no built language under {root} (looked for {[lang.code for lang in languages]})"
+        )
     prompts = prompts or {}
     items = "\n".join(
-        f'      <li lang="{_language_tag(code)}">{html.escape(prompts.get(code, ROOT_PROMPT))} '
-        f'<a href="{code}/index.html" hreflang="{_language_tag(code)}">{html.escape(name)}</a></li>'
-        for code, name in built
+        f'      <li lang="{lang.tag}">{html.escape(prompts.get(lang.code, ROOT_PROMPT))} '
+        f'<a href="{lang.code}/index.html" hreflang="{lang.tag}">{html.escape(lang.name)}</a></li>'
+        for lang in built
     )
     if len(built) == 1:
-        redirect = f'  <meta http-equiv="refresh" content="0; url={built[0][0]}/index.html">\n'
+        redirect = f'  <meta http-equiv="refresh" content="0; url={built[0].code}/index.html">\n'
         script = ""
     else:
         redirect = ""
-        script = _CHOOSE_LANGUAGE_SCRIPT % json.dumps([code for code, _ in built])
+        script = _CHOOSE_LANGUAGE_SCRIPT % json.dumps([lang.code for lang in built])
     alternates = ""
     if root_url is not None:
-        hrefs = [(_language_tag(code), f"{root_url}{code}/index.html") for code, _ in built]
+        hrefs = [(lang.tag, f"{root_url}{lang.code}/index.html") for lang in built]
         alternates = "".join(
             f'  <link rel="alternate" hreflang="{tag}" href="{html.escape(href)}">\n'
             for tag, href in [*hrefs, ("x-default", root_url)]
@@ -204,12 +246,12 @@ def write_root_index(
     return page
 
 
-def write_root_sitemap(root: Path, root_url: str, languages: dict[str, str] = LANGUAGES) -> Path:
+def write_root_sitemap(root: Path, root_url: str, languages: Sequence[Language]) -> Path:
     """Write ``root/sitemap.xml``: a sitemap index of each built language's sitemap."""
     entries = "".join(
-        f"  <sitemap><loc>{html.escape(root_url)}{code}/sitemap.xml</loc></sitemap>\n"
-        for code in languages
-        if (root / code / "sitemap.xml").exists()
+        f"  <sitemap><loc>{html.escape(root_url)}{lang.code}/sitemap.xml</loc></sitemap>\n"
+        for lang in languages
+        if (root / lang.code / "sitemap.xml").exists()
     )
     path = root / "sitemap.xml"
     path.write_text(
@@ -228,21 +270,23 @@ def add_language_links(
 
     Each entry is ``(code, tag, name, url, current)``. Every language is built from the
     same sources, so the page has the same name in each; the 404 page is served at any
-    depth, so its links are absolute.
+    depth, so its links are absolute. ``<html lang>`` gets the language's own tag.
     """
     if app.builder.format != "html":
         return
+    languages = project(app).languages
     target = app.builder.get_target_uri(pagename)
     if pagename == getattr(app.config, "notfound_pagename", "404"):
         prefix = urlsplit(app.config.compperf_site_url).path
-        urls = {code: f"{prefix}{code}/index.html" for code in LANGUAGES}
+        urls = {lang.code: f"{prefix}{lang.code}/index.html" for lang in languages}
     else:
         up = "../" * (pagename.count("/") + 1)  # from html/<language>/<page> to html/
-        urls = {code: f"{up}{code}/{target}" for code in LANGUAGES}
+        urls = {lang.code: f"{up}{lang.code}/{target}" for lang in languages}
     context["compperf_languages"] = [
-        (code, _language_tag(code), name, urls[code], code == app.config.language)
-        for code, name in LANGUAGES.items()
+        (lang.code, lang.tag, lang.name, urls[lang.code], lang.code == app.config.language)
+        for lang in languages
     ]
+    context["language"] = project(app).language(app.config.language).tag
 
 
 def not_found_context() -> dict[str, str]:
@@ -269,12 +313,14 @@ def write_root_files(app: Sphinx, exception: Exception | None) -> None:
         logger.info("compperf: %s is not a language folder; no root page written", outdir)
         return
     root = outdir.parent
+    languages = project(app).languages
     prompts = {
-        code: i18n.ui_translation(app.srcdir, app.config, code, ROOT_PROMPT) for code in LANGUAGES
+        lang.code: i18n.ui_translation(app.srcdir, app.config, lang.code, ROOT_PROMPT)
+        for lang in languages
     }
-    write_root_index(root, prompts=prompts, root_url=app.config.compperf_site_url)
-    write_root_sitemap(root, app.config.compperf_site_url)
-    default_language = next(iter(LANGUAGES))
+    write_root_index(root, languages, prompts=prompts, root_url=app.config.compperf_site_url)
+    write_root_sitemap(root, app.config.compperf_site_url, languages)
+    default_language = languages[0].code
     not_found = outdir / "404.html"
     if app.config.language == default_language and not_found.exists():
         # Its links carry an absolute /<path>/<language>/ prefix, so it works from the root.

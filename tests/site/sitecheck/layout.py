@@ -12,14 +12,17 @@ __all__ = ["built_site_url", "example_pages", "languages", "pages"]
 _LANGUAGE_MARKERS = ("index.html", "searchindex.js")
 
 
-def languages(root: Path) -> list[str]:
-    """Language folders under the deployable root (``en`` first, then alphabetical)."""
+def languages(root: Path, order: list[str] | None = None) -> list[str]:
+    """Language folders under the deployable root, in ``order`` (the project's), then others."""
+    order = order or []
     found = [
         folder.name
         for folder in root.iterdir()
         if folder.is_dir() and all((folder / name).is_file() for name in _LANGUAGE_MARKERS)
     ]
-    return sorted(found, key=lambda code: (code != "en", code))
+    return sorted(
+        found, key=lambda code: (order.index(code) if code in order else len(order), code)
+    )
 
 
 def pages(root: Path, language: str) -> list[str]:

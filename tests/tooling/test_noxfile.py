@@ -1,0 +1,58 @@
+"""The noxfile: what a bare ``nox`` runs, the torch build check, the lowest-version pins."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+nox = pytest.importorskip("nox", reason="the test dependency group installs nox")
+
+NOXFILE = Path(__file__).resolve().parents[2] / "noxfile.py"
+
+
+@pytest.fixture(scope="module")
+def noxfile():
+    spec = importlib.util.spec_from_file_location("compperf_noxfile", NOXFILE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bare_nox_runs_lint_and_tests_only(noxfile) -> None:
+    assert sorted(noxfile.nox.options.sessions) == ["lint", "tests"]
+
+
+def test_languages_come_from_the_project(noxfile) -> None:
+    import compperf_project
+
+    assert compperf_project.load().codes == noxfile.DOCS_LANGUAGES
+
+
+@pytest.mark.parametrize(
+    ("wanted", "installed", "nvidia", "problem"),
+    [
+        ("torch==2.13.0", "2.13.0+cpu", False, None),
+        ("torch==2.13.0", "2.13.0", True, None),
+        ("torch==2.13.0", "2.13.0+cpu", True, "is a CPU build, but this machine has an NVIDIA"),
+        ("torch==2.13.0+cpu --index-url https://x", "2.13.0+cpu", True, None),
+        ("torch==2.13.0+cu128 --index-url https://x", "2.13.0+cpu", True, "asks for"),
+        ("torch==2.14.0", "2.13.0+cpu", False, "torch 2.13.0+cpu is installed, but"),
+        ("torch==2.13.0", "", False, "torch is not installed"),
+        ("/wheels/torch-2.13.0-cp311.whl", "2.13.0", False, None),
+    ],
+)
+def test_torch_mismatch(noxfile, wanted, installed, nvidia, problem) -> None:
+    found = noxfile.torch_mismatch(wanted, installed, nvidia=nvidia)
+    if problem is None:
+        assert found is None
+    else:
+        assert problem in found
+
+
+def test_lowest_constraints_pin_lower_bounds(noxfile) -> None:
+    pins = noxfile.lowest_constraints(
+        ["torch>=2.4", "numpy>=1.24", "sphinx==9.0.4", "tomli>=1.1; python_version < '3.0'"]
+    )
+    assert pins == ["numpy==1.24"]  # torch is chosen per machine; exact pins stay
