@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from xml.etree import ElementTree
 
 import compperf_docs
+import compperf_project
 import pytest
 from compperf_docs import alternates, site
 
@@ -27,13 +28,13 @@ DOCS = Path(__file__).resolve().parent
 project = "tiny"
 extensions = ["sphinx_gallery.gen_gallery", "sphinx_sitemap", "compperf_docs"]
 exclude_patterns = ["_build"]
-sphinx_gallery_conf = gallery.gallery_conf(DOCS, DOCS.parent, [], wheel_url="https://x/w.whl")
+sphinx_gallery_conf = gallery.gallery_conf(DOCS, DOCS.parent, [])
 sitemap_excludes = ["search.html", "genindex.html"]
 """
 
 INDEX = "Tiny\n====\n\n.. toctree::\n\n   guide/page\n"
 PAGE = "A page\n======\n\nText.\n"
-LANGUAGE_TAGS = {"en", "zh-CN", "ru"}
+LANGUAGE_TAGS = {language.tag for language in compperf_project.languages()}
 XHTML = "{http://www.w3.org/1999/xhtml}link"
 
 
@@ -44,6 +45,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
     (docs / "conf.py").write_text(CONF, encoding="utf-8")
     (docs / "index.rst").write_text(INDEX, encoding="utf-8")
     (docs / "guide" / "page.rst").write_text(PAGE, encoding="utf-8")
+    # The tiny site's own [tool.compperf]: the real languages (its gallery lists no chapter).
+    project = compperf_project.load().replace(site_url=ROOT_URL)
+    (docs.parent / "pyproject.toml").write_text(project.to_toml(), encoding="utf-8")
     html = docs / "_build" / "html"
     env = {**os.environ, site.SITE_URL_VARIABLE: ROOT_URL}
     result = subprocess.run(
@@ -63,11 +67,10 @@ def _head_links(page: Path) -> dict[str, str]:
 
 def test_every_page_names_each_language_and_a_default(built: SimpleNamespace) -> None:
     links = _head_links(built.html / "en" / "guide" / "page.html")
+    languages = compperf_project.languages()
     assert links == {
-        "en": f"{ROOT_URL}en/guide/page.html",
-        "zh-CN": f"{ROOT_URL}zh_CN/guide/page.html",
-        "ru": f"{ROOT_URL}ru/guide/page.html",
-        "x-default": f"{ROOT_URL}en/guide/page.html",
+        **{lang.tag: f"{ROOT_URL}{lang.code}/guide/page.html" for lang in languages},
+        "x-default": f"{ROOT_URL}{languages[0].code}/guide/page.html",
     }
     # The home page's default is the root address, which picks the reader's language.
     assert _head_links(built.html / "en" / "index.html")["x-default"] == ROOT_URL

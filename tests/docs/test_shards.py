@@ -16,10 +16,16 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import compperf_docs
+import compperf_project
 import pytest
 from compperf_docs import shards
 
 DOCS_EXT = Path(compperf_docs.__file__).resolve().parents[1]
+
+# The tiny site's own [tool.compperf]: the real languages, two chapters.
+PROJECT = compperf_project.load().replace(
+    site_url="https://example.org/site/", chapters=("one", "two")
+)
 
 CONF = f"""
 import sys
@@ -31,9 +37,7 @@ DOCS = Path(__file__).resolve().parent
 project = "tiny"
 extensions = ["sphinx_gallery.gen_gallery", "myst_nb", "compperf_docs"]
 exclude_patterns = ["_build", "auto_examples/**.ipynb"]
-sphinx_gallery_conf = gallery.gallery_conf(
-    DOCS, DOCS.parent / "examples", ["one", "two"], wheel_url="https://example.org/w.whl"
-)
+sphinx_gallery_conf = gallery.gallery_conf(DOCS, DOCS.parent / "examples", ["one", "two"])
 nb_execution_mode = "cache"
 nb_execution_cache_path = str(DOCS / shards.JUPYTER_CACHE)
 nb_execution_raise_on_error = True
@@ -93,6 +97,7 @@ RUNNING_TIME = re.compile(r"\d+ minutes \d+\.\d+ seconds")
 def _project(root: Path) -> Path:
     docs = root / "docs"
     docs.mkdir(parents=True)
+    (root / "pyproject.toml").write_text(PROJECT.to_toml(), encoding="utf-8")
     (docs / "conf.py").write_text(CONF, encoding="utf-8")
     (docs / "index.rst").write_text(INDEX, encoding="utf-8")
     (docs / "notebook.md").write_text(NOTEBOOK, encoding="utf-8")
@@ -233,6 +238,7 @@ def _project_copy(docs: Path, root: Path) -> Path:
     """A fresh copy of a tiny project's sources (no build outputs) under ``root``."""
     target = root / "docs"
     shutil.copytree(docs, target, ignore=shutil.ignore_patterns("_build", "auto_examples"))
+    shutil.copy2(docs.parent / "pyproject.toml", root / "pyproject.toml")
     return target
 
 

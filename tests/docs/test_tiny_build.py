@@ -84,7 +84,11 @@ print(compperf.environment())
 
 # %%
 # The sum of 1..4 is printed below.
-print("sum is", int(torch.arange(1, 5).sum()))
+N = 4
+# sphinx_gallery_start_ignore
+HIDDEN_SWITCH = "tests only"
+# sphinx_gallery_end_ignore
+print("sum is", int(torch.arange(1, N + 1).sum()))
 
 # %%
 plt.plot([0, 1], [0, 1])
@@ -243,6 +247,27 @@ def test_notebook_first_cell_installs_compperf(tiny: SimpleNamespace) -> None:
     assert "%pip install" not in tiny.text
 
 
+def test_downloads_hold_no_hidden_lines(tiny: SimpleNamespace) -> None:
+    """The .py download and both zips lose the ignore block; the run still had it."""
+    (script,) = tiny.html.glob("_downloads/*/plot_sum.py")
+    assert "N = 4" in script.read_text("utf-8")
+    zips = [
+        *tiny.html.glob("_downloads/*/plot_sum.zip"),
+        *tiny.html.glob("_downloads/*/*python.zip"),
+    ]
+    assert len(zips) == 2, zips
+    texts = [script.read_text("utf-8")]
+    for path in zips:
+        with zipfile.ZipFile(path) as archive:
+            texts.append(archive.read("plot_sum.py").decode())
+    for text in texts:
+        assert "HIDDEN_SWITCH" not in text
+        assert "sphinx_gallery_start_ignore" not in text
+    source = tiny.docs.parent / "examples" / "tiny" / "plot_sum.py"
+    assert "HIDDEN_SWITCH" in source.read_text("utf-8")  # the example itself is untouched
+    assert "HIDDEN_SWITCH" not in tiny.text
+
+
 def _markdown_cells(notebook: Path) -> list[str]:
     cells = json.loads(notebook.read_text("utf-8"))["cells"]
     return ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown"]
@@ -279,8 +304,7 @@ def test_install_command_names_this_sites_wheel(tiny: SimpleNamespace) -> None:
         html.unescape(re.sub(r"<[^>]+>", "", pre)).strip()
         for pre in re.findall(r"<pre[^>]*>(.*?)</pre>", page, re.DOTALL)
     ]
-    wheel = site.wheel_url(site.site_url())
-    assert f"python -m pip install {wheel} matplotlib graphviz" in blocks
+    assert f"python -m pip install {WHEEL_URL} matplotlib graphviz" in blocks
 
 
 def test_rebuild_without_changes_executes_nothing(tiny: SimpleNamespace) -> None:

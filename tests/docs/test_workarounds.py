@@ -136,6 +136,18 @@ def test_notebook_without_the_install_cell_warns(
     assert any("'notebook-first-cell' no longer applies" in w for w in _warnings(caplog))
 
 
+def test_zip_without_the_member_warns_and_is_left_alone(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "plot_a.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("other.py", "print(1)\n")
+    workarounds.rewrite_zip_member(path, "plot_a.py", "x = 1\n", "hidden-lines-in-downloads")
+    assert any("'hidden-lines-in-downloads' no longer applies" in w for w in _warnings(caplog))
+    with zipfile.ZipFile(path) as archive:
+        assert archive.namelist() == ["other.py"]
+
+
 def test_mystnb_config_that_cannot_be_copied_warns(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -31,8 +31,11 @@ __all__ = ["EXAMPLES", "Run", "chapters", "claims", "examples", "run_alone", "ru
 
 
 def chapters() -> list[str]:
-    """The gallery's chapters: the folders of ``examples/`` that have a gallery header."""
-    return sorted(path.parent.name for path in EXAMPLES.glob("*/GALLERY_HEADER.rst"))
+    """The gallery's chapters in reading order (``chapters`` in ``[tool.compperf]``)."""
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    import compperf_project
+
+    return compperf_project.chapters(ROOT / "pyproject.toml")
 
 
 def examples(chapter: str) -> list[Path]:

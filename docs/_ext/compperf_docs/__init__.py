@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from compperf_docs import (
     alternates,
+    downloads,
     gallery,
     gallery_text,
     i18n,
@@ -36,6 +37,8 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("builder-inited", gallery.forget_outputs_made_with_another_conversion, priority=400)
     # After sphinx-gallery has written the notebooks: no reST may reach a reader there.
     app.connect("builder-inited", notebook_check.check_gallery_notebooks, priority=600)
+    # ... and the .py downloads and zips: without the lines the page hides.
+    app.connect("builder-inited", downloads.strip_hidden_lines, priority=610)
     # Sharded builds (see shards.py): which chapters execute, and a build that reuses
     # merged outputs. After sphinx-gallery fills its defaults (config-inited, priority 10).
     app.add_config_value("compperf_chapters", "", "", types=(str, list))

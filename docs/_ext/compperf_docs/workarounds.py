@@ -34,6 +34,7 @@ __all__ = [
     "focusable_code_blocks",
     "label_toctree_captions",
     "rewrite_first_notebook_cell",
+    "rewrite_zip_member",
     "slipped",
 ]
 
@@ -107,6 +108,15 @@ WORKAROUNDS = {
             "the example (its md5 stamps), so a new compperf_site_url would publish "
             "notebooks installing from the old address; no release rewrites downloads "
             "without executing: rewrite_first_notebook_cell updates them in place.",
+        ),
+        Workaround(
+            "hidden-lines-in-downloads",
+            "sphinx-gallery",
+            None,
+            "sphinx-gallery 0.22 hides sphinx_gallery_start_ignore blocks from the page and "
+            "the notebook but publishes the .py download and the zips with them (no release "
+            "strips them): downloads.strip_hidden_lines removes them from the published "
+            "copies and writes the zips again.",
         ),
         Workaround(
             "mystnb-output-folder",
@@ -270,11 +280,12 @@ def _new_first_cell(path: Path, text: str, cell: str) -> str | None:
     return json.dumps(notebook, indent=2)  # as sphinx_gallery.notebook.save_notebook
 
 
-def _rewrite_zip(path: Path, member: str, text: str) -> None:
+def rewrite_zip_member(path: Path, member: str, text: str, workaround: str) -> None:
+    """Replace ``member`` of the zip ``path`` by ``text``; warn as ``workaround`` if absent."""
     new = path.with_name(path.name + ".new")
     with zipfile.ZipFile(path) as old, zipfile.ZipFile(new, "w") as out:
         if member not in old.namelist():
-            slipped("notebook-first-cell", f"{path} holds no {member}")
+            slipped(workaround, f"{path} holds no {member}")
             new.unlink()
             return
         for info in old.infolist():
@@ -302,7 +313,7 @@ def rewrite_first_notebook_cell(folder: Path, cell: str) -> list[Path]:
         notebook.write_text(text, encoding="utf-8")
         example_zip = notebook.with_suffix(".zip")
         if example_zip.is_file():
-            _rewrite_zip(example_zip, notebook.name, text)
+            rewrite_zip_member(example_zip, notebook.name, text, "notebook-first-cell")
         changed.append(notebook)
     if changed:
         logger.info("compperf: new install cell in %d notebook(s) of %s", len(changed), folder)
