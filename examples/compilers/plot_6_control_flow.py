@@ -7,8 +7,8 @@ capture graphs: ``torch.fx`` tracing, ``torch.compile`` and ``torch.export``.
 You see which of them fails, which one splits the function, and how
 ``torch.cond`` turns the branch into something every tool can keep.
 
-To run this example yourself, install PyTorch, and compperf as
-:ref:`run-yourself` explains. Nothing else is needed: none of the tools on
+To run this example yourself, install PyTorch (``pip install torch``), and
+compperf as :ref:`run-yourself` explains. Nothing else is needed: none of the tools on
 this page calls a C++ compiler.
 """
 

@@ -7,8 +7,8 @@ code, it ends the graph, lets Python run that part, and starts a new graph.
 You find these graph breaks, see their usual causes, fix them, and measure what
 one break costs on this machine.
 
-To run this example yourself, install PyTorch, and compperf as
-:ref:`run-yourself` explains. ``torch.compile`` on a CPU also needs a C++
+To run this example yourself, install PyTorch (``pip install torch``), and
+compperf as :ref:`run-yourself` explains. ``torch.compile`` on a CPU also needs a C++
 compiler (``g++`` or ``clang++``); without one the page says so and measures
 with a backend that generates no code.
 """

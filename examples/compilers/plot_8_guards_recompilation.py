@@ -8,8 +8,8 @@ watch a new shape, dtype or Python constant trigger a recompile in the
 compiler's own log, choose between ``dynamic=True`` and
 ``torch._dynamo.mark_dynamic``, and hit the recompile limit.
 
-To run this example yourself, install PyTorch, and compperf as
-:ref:`run-yourself` explains. Nothing else is needed: the graphs on this page
+To run this example yourself, install PyTorch (``pip install torch``), and
+compperf as :ref:`run-yourself` explains. Nothing else is needed: the graphs on this page
 are captured but never turned into machine code.
 """
 

@@ -8,8 +8,8 @@ what each one turns on and what it does on this machine, then compile a whole
 training step (forward, backward, optimizer) and measure when it pays back
 its compile time.
 
-To run this example yourself, install PyTorch, and compperf as
-:ref:`run-yourself` explains. ``torch.compile`` on a CPU also needs a C++
+To run this example yourself, install PyTorch (``pip install torch``), and
+compperf as :ref:`run-yourself` explains. ``torch.compile`` on a CPU also needs a C++
 compiler (``g++`` or ``clang++``); without one the page says so and skips
 the compiled runs.
 """

@@ -36,7 +36,7 @@ from compperf_docs.gallery import gallery_conf
 
 def _reset_conf() -> dict:
     """The docs build's gallery configuration, reduced to what clean_modules reads."""
-    conf = gallery_conf(ROOT / "docs", ROOT / "examples", [], wheel_url="")
+    conf = gallery_conf(ROOT / "docs", ROOT / "examples", [])
     return {key: conf[key] for key in ("reset_modules", "reset_modules_order")}
 
 

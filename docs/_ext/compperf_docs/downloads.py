@@ -7,11 +7,15 @@ examples keep only test scaffolding there (``COMPPERF_FAST``), which a reader mu
 have to read or run. After sphinx-gallery has written its folders, this removes those
 blocks from the published copies, with sphinx-gallery's own ``remove_ignore_blocks``,
 and writes the zips again. The sources in ``examples/`` and the md5 stamps stay as they
-are, so nothing executes again.
+are, so nothing executes again; the copies keep their source's modification time and
+a zip is rewritten only when it still holds hidden lines, so Sphinx sees no changed
+download and a rebuild with nothing changed rewrites no page.
 """
 
 from __future__ import annotations
 
+import os
+import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +35,11 @@ logger = logging.getLogger(__name__)
 _NAME = "hidden-lines-in-downloads"
 
 
+def _member(path: Path, name: str) -> str | None:
+    with zipfile.ZipFile(path) as archive:
+        return archive.read(name).decode("utf-8") if name in archive.namelist() else None
+
+
 def strip_hidden_lines(app: Sphinx) -> None:
     """Remove ignore blocks from each gallery folder's ``.py`` copies and their zips."""
     conf = app.config.sphinx_gallery_conf
@@ -48,9 +57,11 @@ def strip_hidden_lines(app: Sphinx) -> None:
             if visible == text:
                 continue
             copy.write_text(visible, encoding="utf-8")
+            stat = source.stat()  # sphinx-gallery's fresh copy would look like a change
+            os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns))
             changed = True
             example_zip = copy.with_suffix(".zip")
-            if example_zip.is_file():
+            if example_zip.is_file() and _member(example_zip, copy.name) != visible:
                 workarounds.rewrite_zip_member(example_zip, copy.name, visible, _NAME)
         if changed:
             generate_zipfiles(folder, app.srcdir, conf)  # the chapter's "download all"
