@@ -6,6 +6,7 @@ brings the catalogs in line with the English sources; a translator then fills th
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shutil
@@ -18,6 +19,7 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 from compperf_docs.provenance import PROVENANCE_MARKER
+from docutils import nodes as docutils_nodes
 from i18n_markup import markup_tokens
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,3 +178,39 @@ def test_catalogs_match_the_english_sources(extracted: tuple[Path, Path]) -> Non
             f"{code}: {page}.po belongs to no page" for page in catalogs.keys() - templates.keys()
         ]
     assert not problems, "run `nox -s translations`:\n" + "\n".join(problems)
+
+
+def _rest_problems(text: str) -> list[str]:
+    """What docutils reports about the inline markup of ``text`` (roles taken as known)."""
+    from docutils.core import publish_doctree
+    from docutils.parsers.rst import roles
+    from docutils.parsers.rst.roles import register_generic_role
+
+    for name in ("ref", "doc", "func", "class", "meth", "mod", "attr", "obj", "exc"):
+        if name not in roles._roles:
+            register_generic_role(name, docutils_nodes.literal)
+    stream = io.StringIO()
+    settings = {"report_level": 2, "halt_level": 5, "warning_stream": stream}
+    publish_doctree(text, settings_overrides=settings)
+    return [line for line in stream.getvalue().splitlines() if "start-string" in line]
+
+
+def _is_rest_page(path: Path) -> bool:
+    """Gallery pages and .rst pages; MyST pages (docs/<page>.md) use another parser."""
+    page = path.relative_to(path.parents[len(path.relative_to(LOCALES).parts) - 3])
+    return path.name != "sphinx.po" and not (DOCS / page).with_suffix(".md").is_file()
+
+
+@pytest.mark.parametrize("path", [p for p in CATALOGS if _is_rest_page(p)], ids=_name)
+def test_translation_is_valid_inline_rest(path: Path) -> None:
+    """A translation whose inline markup reST cannot close fails the build (e.g. a literal
+    followed directly by a full-width parenthesis in Chinese)."""
+    broken = [
+        (m.string, problems[0])
+        for m in _messages(_read(path))
+        if m.string and not _rest_problems(m.id) and (problems := _rest_problems(m.string))
+    ]
+    assert not broken, "\n".join(
+        f"{_name(path)}: {msgstr!r}\n  {problem} (put a space or '\\ ' after the markup)"
+        for msgstr, problem in broken
+    )
