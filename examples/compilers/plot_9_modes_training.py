@@ -79,7 +79,7 @@ for mode in (
     "max-autotune-no-cudagraphs",
 ):
     print(
-        f"{mode:<16}{torch._inductor.list_mode_options(mode) or 'no changes'}"
+        f"{mode:<28}{torch._inductor.list_mode_options(mode) or 'no changes'}"
     )
 
 # %%
