@@ -114,7 +114,10 @@ print(f"synchronized / naive: {synchronized / naive:.2f}")
 # %%
 # CUDA events time the work on the GPU's own clock: an event records a
 # timestamp when the device reaches it in the queue, so the time between two
-# events excludes Python. ``elapsed_time`` returns milliseconds once the end
+# events is the device timeline between the two marks. That timeline includes
+# the gaps where the device waited for Python to launch the next kernel, so a
+# loop bound by its launches shows about the same time in events as on the
+# synchronized wall clock. ``elapsed_time`` returns milliseconds once the end
 # event has happened, so you wait for that event first.
 if device.type == "cuda":
     start_event = torch.cuda.Event(enable_timing=True)
@@ -263,8 +266,8 @@ plt.show()
 # 2. Why does ``time.perf_counter()`` around a CUDA loop mislead, and what is
 #    the smallest change that fixes it?
 # 3. The synchronized wall-clock time and the CUDA events measure the same loop.
-#    Which of the two includes the time Python needs to launch the kernels,
-#    and when does that make a difference?
+#    Do the events leave out the time Python needs to launch the kernels? What
+#    does the wall clock count that the events do not?
 # 4. ``torch.utils.benchmark.Timer`` runs on one thread unless told otherwise.
 #    Time the CPU products with one thread and with all of them.
 #
@@ -303,10 +306,13 @@ else:
 # 2. The kernels are still running when the clock stops. Synchronize before
 #    each clock read (both ends: before the start, so that earlier work is not
 #    billed to the loop, and before the stop), as ``wait_for_device`` does.
-# 3. The wall-clock time includes the launches: if Python needs longer to
-#    launch a kernel than the device needs to run it, the device waits between
-#    kernels and the wall-clock time is longer than the events' time. The
-#    events only see the device, so they hide that cost.
+# 3. No. The events measure the device timeline from the first mark to the
+#    second, idle gaps included: if Python needs longer to launch a kernel than
+#    the device needs to run it, the device waits between kernels, and the
+#    events count those waits as the wall clock does. Compared with the
+#    synchronized wall clock, the events leave out only the host time before
+#    the first mark reaches the device and the latency of the final wait, so a
+#    launch-bound loop shows about the same time in both.
 # 4. The code below times the CPU loop with one thread and with all of them.
 for threads in sorted({1, torch.get_num_threads()}):
     cpu_timer = torch.utils.benchmark.Timer(

@@ -257,8 +257,10 @@ plt.show()
 # ``torch.cuda.set_sync_debug_mode("warn")`` makes PyTorch warn whenever an
 # operation makes the host wait for the device (``"error"`` raises instead;
 # ``"default"`` turns it off). PyTorch calls the mode experimental: it does not
-# catch every synchronization. The cell below runs each way to wait once in that
-# mode, after queued work, and records which ones warned.
+# catch every synchronization. It flags ``stream.synchronize()`` but not
+# ``torch.cuda.synchronize()``, and a ``non_blocking=True`` copy from pageable
+# memory can block without a warning. The cell below runs each way to wait
+# once in that mode, after queued work, and records which ones warned.
 if device.type == "cuda":
     flagged = {}
     with warnings.catch_warnings(record=True) as caught:
@@ -292,8 +294,10 @@ else:
         f"The sync debug mode exists for CUDA only, and this page runs on {device}, "
         "so this cell does not run it. On CUDA it warns for the calls that copy "
         "values to the host (.item(), .cpu(), .numpy(), .tolist(), printing), for "
-        "boolean-mask indexing, nonzero() and if tensor:, and stays silent for "
-        "torch.where."
+        "boolean-mask indexing, nonzero(), if tensor: and stream.synchronize(), and "
+        "stays silent for torch.where. It does not flag torch.cuda.synchronize() "
+        "(which compperf.synchronize() calls), and a non_blocking copy from "
+        "pageable memory can block without a warning."
     )
 
 # %%
@@ -313,7 +317,9 @@ else:
 #   ``.cpu()``, ``.numpy()``, ``.tolist()``, ``print``, ``if tensor:``,
 #   boolean-mask indexing and ``nonzero()``; on CUDA also a copy from pageable
 #   host memory.
-# * ``torch.cuda.set_sync_debug_mode("warn")`` finds the hidden ones on CUDA.
+# * ``torch.cuda.set_sync_debug_mode("warn")`` finds most hidden ones on CUDA,
+#   but not all: it does not flag ``torch.cuda.synchronize()``, and a
+#   ``non_blocking`` copy from pageable memory can block without a warning.
 # * On a CPU every operator has finished when it returns: nothing is left to
 #   wait for, and each blocker costs only its own work.
 #

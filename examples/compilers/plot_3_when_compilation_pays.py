@@ -327,9 +327,12 @@ plt.show()
 # ``addmm``, which adds the bias too, and generates C++ code only for the
 # ReLUs, so there is little left to gain. On a GPU, Inductor fuses the bias
 # and the ReLU into one Triton kernel after each matrix product, which saves
-# trips through memory, and ``mode="reduce-overhead"`` replaces the kernel
-# launches of a call by one CUDA graph replay: that is where compiling tends
-# to pay at small batch sizes.
+# trips through memory, but each kernel still costs a launch. This page
+# measures the default mode only. The mode that removes launch cost is
+# ``mode="reduce-overhead"`` (pages 2 and 9 of this chapter use it): it
+# replays a CUDA graph instead of launching the kernels one by one. CUDA
+# graphs record one graph per distinct input shape, so ``dynamic=True`` does
+# not give one CUDA graph for all batch sizes: each new size records its own.
 #
 # Summary
 # -------
@@ -374,9 +377,11 @@ for setting, count in graph_counts.items():
 # **2.** When the work per call is small compared with what compiling
 # removes: the interpreter's steps, separate passes over memory for each
 # element-wise operation, and on a GPU one launch per kernel. On a GPU the
-# launch cost is a large part of a small call, so fusing kernels, and
-# replaying a CUDA graph with ``mode="reduce-overhead"``, pays from small
-# batch sizes on; on a CPU there is no launch to save.
+# launch cost is a large part of a small call, so fusing kernels (fewer
+# launches) pays from smaller batch sizes on; on a CPU there is no launch to
+# save. This page measured the default mode; ``mode="reduce-overhead"``
+# (pages 2 and 9) removes the remaining launches by replaying a CUDA graph,
+# recorded once for each batch size it sees.
 #
 # **3.** With one thread the matrix products take longer while the fixed cost
 # of a call stays the same, so each version's time grows most at large batch

@@ -435,5 +435,7 @@ print(
 # **3.** On a CPU the log shows the convolutions handed to a library
 # (``extern_kernels.convolution``) and C++ kernels whose names list what each
 # one fuses, such as ``cpp_fused_avg_pool2d_sigmoid_1``: the sigmoid after a
-# convolution and the average pooling after it in one loop. On a GPU the same fusions
-# appear as Triton kernels.
+# convolution and the average pooling after it in one loop. On a GPU the
+# fusions differ: Inductor calls cuDNN for each convolution without its bias,
+# then fuses the bias addition with the pointwise operations that follow
+# (the sigmoid, and the pooling where it can) into Triton kernels.

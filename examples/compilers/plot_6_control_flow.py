@@ -178,8 +178,10 @@ if partial_graph:
 # ``torch.cond(predicate, true_fn, false_fn, operands)`` is control flow as an
 # operator: both branches become subgraphs, and the choice between them happens
 # when the graph runs. It asks a little of you: both branches take the same
-# operands and return tensors of the same shape and type. Now export
-# succeeds, and the exported program gives the eager results for both inputs.
+# operands and return tensors with the same dtype, device and number of
+# dimensions (their sizes may differ), and neither branch may return one of
+# its inputs or a view of it. Now export succeeds, and the exported program
+# gives the eager results for both inputs.
 
 
 def shift_cond(x):
@@ -282,8 +284,9 @@ for tool, outcome, graphs in rows:
 # 2. Change the condition to ``if x.shape[0] > 2:``. The branch now depends
 #    on a shape, not on values. How many graphs does ``torch.compile`` make,
 #    and does ``torch.export`` accept it?
-# 3. Make the two branches of ``torch.cond`` return different shapes, for
-#    example ``x[:2]`` in one of them. What does export say?
+# 3. Let the true branch of ``torch.cond`` return ``x[:2]``. What does export
+#    say? Then try ``x[:2].clone()``, and ``x.long()``: which of the three
+#    does export accept, and why?
 #
 # Answers, to run after the page:
 #
@@ -308,14 +311,22 @@ for tool, outcome, graphs in rows:
 #             return by_shape(x)
 #     print(torch.export.export(ByShape(), (positive,)).graph)
 #
-#     # 3. The branches must return the same shapes: export raises an error
-#     #    (its message goes on to explain what the branches disagree on).
-#     def bad(x):
-#         return torch.cond(x.sum() > 0, lambda x: x[:2], lambda x: x - 1, (x,))
-#     class Bad(torch.nn.Module):
-#         def forward(self, x):
-#             return bad(x)
-#     try:
-#         torch.export.export(Bad(), (positive,))
-#     except Exception as error:
-#         print(type(error).__name__, str(error).splitlines()[0])
+#     # 3. ``x[:2]`` is a view of the input, and a branch must not return one:
+#     #    export stops at the aliasing. ``x[:2].clone()`` exports although
+#     #    the branches return different sizes (the size becomes a symbol).
+#     #    ``x.long()`` fails: the branches must agree on dtype, device and
+#     #    number of dimensions.
+#     import re
+#     def export_cond(true_fn):
+#         class Cond(torch.nn.Module):
+#             def forward(self, x):
+#                 return torch.cond(x.sum() > 0, true_fn, lambda x: x - 1, (x,))
+#         try:
+#             torch.export.export(Cond(), (positive,))
+#             return "exports"
+#         except Exception as error:
+#             found = re.search(r"Encountered aliasing.*|expected same [^\"]*", str(error))
+#             return f"{type(error).__name__}: {found.group(0) if found else error}"
+#     print(export_cond(lambda x: x[:2]))          # ... Encountered aliasing ...
+#     print(export_cond(lambda x: x[:2].clone()))  # exports
+#     print(export_cond(lambda x: x.long()))       # ... expected same dtype ...

@@ -57,8 +57,9 @@ print(compperf.environment(device))
 # * ``print``: output is a side effect that must happen in order, in Python;
 # * ``.item()``: turns a tensor into a Python number, which the rest of the
 #   function then uses as a constant;
-# * unsupported Python: ``json.dumps`` is implemented in C, so Dynamo cannot
-#   look inside it.
+# * unsupported Python: ``json.dumps`` is Python code, but it hands the work
+#   to the C encoder of the ``_json`` extension module, and Dynamo breaks the
+#   graph where it reaches that C function, which it cannot look inside.
 #
 # In eager mode all three return the same values.
 

@@ -21,7 +21,7 @@ the compiled runs.
 # work as a CUDA graph, which removes the cost of launching many small GPU
 # kernels, but it does nothing for a CPU. ``max-autotune`` tries several
 # implementations of each matrix product and keeps the fastest, which costs
-# compile time. Training adds the backward pass and the optimizer, which the
+# compile time, and it turns on CUDA graphs too. Training adds the backward pass and the optimizer, which the
 # compiler must capture too. What pays depends on the device, so the page
 # measures it. The first line says which device and software produced the
 # numbers below.
@@ -68,11 +68,18 @@ print(compperf.environment(device))
 # ``torch._inductor.list_mode_options`` lists the settings behind each mode
 # name. ``triton.cudagraphs`` is CUDA graphs; ``max_autotune`` benchmarks
 # alternative kernels; ``coordinate_descent_tuning`` tunes the block sizes of
-# generated GPU kernels.
+# generated GPU kernels. Look at the ``max-autotune`` line: it turns on CUDA
+# graphs as well as tuning. ``max-autotune-no-cudagraphs`` tunes without them,
+# so that you can tell the two effects apart on a GPU.
 
-for mode in ("default", "reduce-overhead", "max-autotune"):
+for mode in (
+    "default",
+    "reduce-overhead",
+    "max-autotune",
+    "max-autotune-no-cudagraphs",
+):
     print(
-        f"{mode:<16}{torch._inductor.list_mode_options(mode) or 'no changes'}"
+        f"{mode:<28}{torch._inductor.list_mode_options(mode) or 'no changes'}"
     )
 
 # %%
@@ -83,10 +90,15 @@ for mode in ("default", "reduce-overhead", "max-autotune"):
 # the first call (the compilation; Inductor keeps generated code in a cache on
 # disk, so a warm cache makes this shorter, and a mode that generates the same
 # kernels as the one before it finds them there), checks the result against
-# eager mode, and reads Inductor's counter of skipped CUDA graphs.
-# ``max-autotune`` has little to tune here: three matrix products, which keeps
-# its compile time, and this page, short. If a mode cannot compile (on a CPU,
-# Inductor needs a C++ compiler), the cell says so and goes on without it.
+# eager mode, reads Inductor's counter of skipped CUDA graphs, and times the
+# compiled network right away: the clean state of the next mode drops this
+# mode's compiled code. The timing starts after two untimed calls, because on
+# a GPU CUDA graphs run the first call as a warm-up and record the graph on
+# the second. On a CPU, Inductor has few alternatives to benchmark for the
+# three matrix products; on a GPU, ``max-autotune`` benchmarks Triton
+# templates for each of them, which typically takes tens of seconds. If a
+# mode cannot compile (on a CPU, Inductor needs a C++ compiler), the cell says
+# so and goes on without it.
 
 
 def get_net():
@@ -105,6 +117,11 @@ x = torch.randn(64, 784, device=device)
 expected = net(x)
 
 compile_seconds, cudagraph_skips, modes = {}, {}, {"eager": net}
+mode_timings = [
+    compperf.measure(
+        net, x, device=device, description="eager", min_run_time=MIN_RUN_TIME
+    )
+]
 for mode in ("default", "reduce-overhead", "max-autotune"):
     torch.compiler.reset()
     counters.clear()
@@ -122,6 +139,16 @@ for mode in ("default", "reduce-overhead", "max-autotune"):
     torch.testing.assert_close(out, expected)
     cudagraph_skips[mode] = counters["inductor"]["cudagraph_skips"]
     modes[mode] = compiled
+    mode_timings.append(
+        compperf.measure(
+            compiled,
+            x,
+            device=device,
+            description=mode,
+            min_run_time=MIN_RUN_TIME,
+            warmup=2,
+        )
+    )
 for mode, seconds in compile_seconds.items():
     print(
         f"{mode:<16}first call {seconds:6.2f} s, "
@@ -150,15 +177,10 @@ if "reduce-overhead" in cudagraph_skips:
         )
 
 # %%
-# Time per call for each mode, eager mode first. The ``vs first`` column is
-# each mode's time relative to eager mode.
+# Time per call for each mode, as measured in the cell that compiled it,
+# eager mode first. The ``vs first`` column is each mode's time relative to
+# eager mode.
 
-mode_timings = [
-    compperf.measure(
-        run, x, device=device, description=name, min_run_time=MIN_RUN_TIME
-    )
-    for name, run in modes.items()
-]
 print(
     compperf.compare(
         mode_timings, title=f"784-256-256-10 perceptron, batch 64, on {device}"
@@ -343,8 +365,9 @@ torch.set_num_threads(threads_before)
 # %%
 # Summary
 # -------
-# * Modes are bundles of settings: ``reduce-overhead`` adds CUDA graphs,
-#   ``max-autotune`` adds kernel benchmarking and tuning on top.
+# * Modes are bundles of settings: ``reduce-overhead`` adds CUDA graphs;
+#   ``max-autotune`` adds kernel benchmarking and tuning, and CUDA graphs too
+#   (``max-autotune-no-cudagraphs`` tunes without them).
 # * On a CPU there are no CUDA graphs: ``reduce-overhead`` falls back to the
 #   default code, and Inductor's ``cudagraph_skips`` counter says so.
 # * ``max-autotune`` costs compile time in proportion to what it tunes; keep
@@ -366,10 +389,11 @@ torch.set_num_threads(threads_before)
 #
 # .. code-block:: python
 #
-#     # 1. Larger batches make the matrix products dominate; rerun the modes cell.
+#     # 1. Larger batches make the matrix products dominate. The untimed
+#     #    warm-up calls compile each mode again for the new shape.
 #     x = torch.randn(1024, 784, device=device)
 #     for name, run in modes.items():
-#         print(compperf.measure(run, x, device=device, description=name))
+#         print(compperf.measure(run, x, device=device, description=name, warmup=2))
 #
 #     # 2. Still three graphs: Adam's update (two running averages per
 #     #    weight) is one larger graph, so the first step compiles longer.
