@@ -287,46 +287,65 @@ for tool, outcome, graphs in rows:
 # 3. Let the true branch of ``torch.cond`` return ``x[:2]``. What does export
 #    say? Then try ``x[:2].clone()``, and ``x.long()``: which of the three
 #    does export accept, and why?
-#
-# Answers, to run after the page:
-#
-# .. code-block:: python
-#
-#     # 1. No new graph: the same shape and type pass every guard, so Dynamo
-#     #    reuses the graphs it has; the count stays the same.
-#     captured.clear(); torch.compiler.reset()
-#     compiled_shift = torch.compile(shift, backend=recording_backend)
-#     for x in (positive, negative, positive + 1):
-#         compiled_shift(x)
-#     print(len(captured))  # 3 graphs for three calls
-#
-#     # 2. A shape is known while tracing: no break, one graph, export works.
-#     def by_shape(x):
-#         return x * 2 if x.shape[0] > 2 else x - 1
-#     captured.clear(); torch.compiler.reset()
-#     torch.compile(by_shape, backend=recording_backend)(positive)
-#     print(len(captured))  # 1
-#     class ByShape(torch.nn.Module):
-#         def forward(self, x):
-#             return by_shape(x)
-#     print(torch.export.export(ByShape(), (positive,)).graph)
-#
-#     # 3. ``x[:2]`` is a view of the input, and a branch must not return one:
-#     #    export stops at the aliasing. ``x[:2].clone()`` exports although
-#     #    the branches return different sizes (the size becomes a symbol).
-#     #    ``x.long()`` fails: the branches must agree on dtype, device and
-#     #    number of dimensions.
-#     import re
-#     def export_cond(true_fn):
-#         class Cond(torch.nn.Module):
-#             def forward(self, x):
-#                 return torch.cond(x.sum() > 0, true_fn, lambda x: x - 1, (x,))
-#         try:
-#             torch.export.export(Cond(), (positive,))
-#             return "exports"
-#         except Exception as error:
-#             found = re.search(r"Encountered aliasing.*|expected same [^\"]*", str(error))
-#             return f"{type(error).__name__}: {found.group(0) if found else error}"
-#     print(export_cond(lambda x: x[:2]))          # ... Encountered aliasing ...
-#     print(export_cond(lambda x: x[:2].clone()))  # exports
-#     print(export_cond(lambda x: x.long()))       # ... expected same dtype ...
+
+
+# %%
+# Answers
+# -------
+# Each part answers the exercise with the same number and prints what it
+# asks for.
+
+# 1. No new graph: the same shape and type pass every guard, so Dynamo
+#    reuses the graphs it has; the count stays the same.
+captured.clear()
+torch.compiler.reset()
+compiled_shift = torch.compile(shift, backend=recording_backend)
+for x in (positive, negative, positive + 1):
+    compiled_shift(x)
+print(len(captured))  # 3 graphs for three calls
+
+
+# 2. A shape is known while tracing: no break, one graph, export works.
+def by_shape(x):
+    return x * 2 if x.shape[0] > 2 else x - 1
+
+
+captured.clear()
+torch.compiler.reset()
+torch.compile(by_shape, backend=recording_backend)(positive)
+print(len(captured))  # 1
+
+
+class ByShape(torch.nn.Module):
+    def forward(self, x):
+        return by_shape(x)
+
+
+print(torch.export.export(ByShape(), (positive,)).graph)
+
+# 3. ``x[:2]`` is a view of the input, and a branch must not return one:
+#    export stops at the aliasing. ``x[:2].clone()`` exports although
+#    the branches return different sizes (the size becomes a symbol).
+#    ``x.long()`` fails: the branches must agree on dtype, device and
+#    number of dimensions.
+import re
+
+
+def export_cond(true_fn):
+    class Cond(torch.nn.Module):
+        def forward(self, x):
+            return torch.cond(x.sum() > 0, true_fn, lambda x: x - 1, (x,))
+
+    try:
+        torch.export.export(Cond(), (positive,))
+        return "exports"
+    except RuntimeError as error:  # torch._dynamo.exc errors are RuntimeErrors
+        found = re.search(
+            r"Encountered aliasing.*|expected same [^\"]*", str(error)
+        )
+        return f"{type(error).__name__}: {found.group(0) if found else error}"
+
+
+print(export_cond(lambda x: x[:2]))  # ... Encountered aliasing ...
+print(export_cond(lambda x: x[:2].clone()))  # exports
+print(export_cond(lambda x: x.long()))  # ... expected same dtype ...

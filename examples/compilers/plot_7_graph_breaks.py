@@ -328,28 +328,33 @@ else:
 #    ``torch._logging.set_logs(graph_breaks=True)`` (the API behind
 #    ``TORCH_LOGS="graph_breaks"``) and call a freshly compiled ``with_item``.
 #    Which line of your code does the log point at?
-#
-# Answers, to run after the page:
-#
-# .. code-block:: python
-#
-#     # 1. The .item() becomes part of the graph: one graph, no break (as
-#     #    with fullgraph=True above).
-#     with torch._dynamo.config.patch(capture_scalar_outputs=True):
-#         print(torch._dynamo.explain(with_item)(x).graph_count)
-#
-#     # 2. Yes: the first new value makes Dynamo compile the second graph again,
-#     #    with the number as an input this time (automatic dynamic).
-#     from torch._dynamo.utils import counters
-#     torch.compiler.reset(); counters.clear()
-#     compiled = torch.compile(with_item, backend="eager")
-#     for factor in (1, 2, 3):
-#         compiled(factor * x)
-#     print(counters["stats"]["unique_graphs"])
-#
-#     # 3. The log (on standard error) names the reason and points at
-#     #    `scale = y.abs().max().item()`; set_logs() switches it off again.
-#     torch.compiler.reset()
-#     torch._logging.set_logs(graph_breaks=True)
-#     torch.compile(with_item, backend="eager")(x)
-#     torch._logging.set_logs()
+
+
+# %%
+# Answers
+# -------
+# Each part answers the exercise with the same number and prints what it
+# asks for.
+
+# 1. The .item() becomes part of the graph: one graph, no break (as
+#    with fullgraph=True above).
+with torch._dynamo.config.patch(capture_scalar_outputs=True):
+    print(torch._dynamo.explain(with_item)(x).graph_count)
+
+# 2. Yes: the first new value makes Dynamo compile the second graph again,
+#    with the number as an input this time (automatic dynamic).
+from torch._dynamo.utils import counters
+
+torch.compiler.reset()
+counters.clear()
+compiled = torch.compile(with_item, backend="eager")
+for factor in (1, 2, 3):
+    compiled(factor * x)
+print(counters["stats"]["unique_graphs"])
+
+# 3. The log (on standard error) names the reason and points at
+#    `scale = y.abs().max().item()`; set_logs() switches it off again.
+torch.compiler.reset()
+torch._logging.set_logs(graph_breaks=True)
+torch.compile(with_item, backend="eager")(x)
+torch._logging.set_logs()

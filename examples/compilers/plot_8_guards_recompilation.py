@@ -413,33 +413,39 @@ print("set_stance('fail_on_recompile'):", stance_error or "no error")
 # 3. Rewrite ``repeat`` so that the number of steps is a tensor and the loop
 #    becomes one graph for every length. Hint: ``torch.cond`` handles
 #    branches, not loops; think about what you can compute without a loop.
-#
-# Answers, to run after the page:
-#
-# .. code-block:: python
-#
-#     # 1. TENSOR_MATCH on x: requires_grad changed (the log line says so).
-#     fresh_start()
-#     with compiler_log(recompiles=True) as messages:
-#         compiled(torch.randn(4), 2.0)
-#         compiled(torch.randn(4, requires_grad=True), 2.0)
-#     print([m for m in messages if m.startswith("Recompiling")])
-#
-#     # 2. Yes: the thread count is part of the global-state guard.
-#     fresh_start()
-#     threads = torch.get_num_threads()
-#     compiled(torch.randn(4), 2.0)
-#     torch.set_num_threads(1)
-#     compiled(torch.randn(4), 2.0)
-#     torch.set_num_threads(threads)
-#     print(len(graphs))  # 2
-#
-#     # 3. sin applied n times has no closed form, but many loops do: for
-#     #    example, multiplying n times by 2 is multiplying once by 2**n.
-#     def times_two(x, steps):
-#         return x * torch.pow(2.0, steps)
-#     fresh_start()
-#     compiled_times_two = torch.compile(times_two, backend=recording_backend)
-#     for steps in range(1, 7):
-#         compiled_times_two(x, torch.tensor(float(steps)))
-#     print(len(graphs))  # 1
+
+
+# %%
+# Answers
+# -------
+# Each part answers the exercise with the same number and prints what it
+# asks for.
+
+# 1. TENSOR_MATCH on x: requires_grad changed (the log line says so).
+fresh_start()
+with compiler_log(recompiles=True) as messages:
+    compiled(torch.randn(4), 2.0)
+    compiled(torch.randn(4, requires_grad=True), 2.0)
+print([m for m in messages if m.startswith("Recompiling")])
+
+# 2. Yes: the thread count is part of the global-state guard.
+fresh_start()
+threads = torch.get_num_threads()
+compiled(torch.randn(4), 2.0)
+torch.set_num_threads(1)
+compiled(torch.randn(4), 2.0)
+torch.set_num_threads(threads)
+print(len(graphs))  # 2
+
+
+# 3. sin applied n times has no closed form, but many loops do: for
+#    example, multiplying n times by 2 is multiplying once by 2**n.
+def times_two(x, steps):
+    return x * torch.pow(2.0, steps)
+
+
+fresh_start()
+compiled_times_two = torch.compile(times_two, backend=recording_backend)
+for steps in range(1, 7):
+    compiled_times_two(x, torch.tensor(float(steps)))
+print(len(graphs))  # 1

@@ -384,29 +384,39 @@ torch.set_num_threads(threads_before)
 # 3. Compile only the model (``torch.compile(model)``) and keep the optimizer in
 #    eager mode. Compare compile time and time per step with the whole step
 #    compiled.
-#
-# Answers, to run after the page:
-#
-# .. code-block:: python
-#
-#     # 1. Larger batches make the matrix products dominate. The untimed
-#     #    warm-up calls compile each mode again for the new shape.
-#     x = torch.randn(1024, 784, device=device)
-#     for name, run in modes.items():
-#         print(compperf.measure(run, x, device=device, description=name, warmup=2))
-#
-#     # 2. Still three graphs: Adam's update (two running averages per
-#     #    weight) is one larger graph, so the first step compiles longer.
-#     torch.compiler.reset(); counters.clear()
-#     model = get_net().to(device)
-#     step = torch.compile(make_step(model, torch.optim.Adam(model.parameters())))
-#     timer = compperf.Timer(); step(*batches[0]); print(f"{timer.stop():.2f} s")
-#     for inputs, targets in batches[1:3]:
-#         step(inputs, targets)
-#     print(counters["stats"]["unique_graphs"])
-#
-#     # 3. The model alone: forward and backward compiled, optimizer eager.
-#     model = get_net().to(device)
-#     step = make_step(torch.compile(model), torch.optim.SGD(model.parameters(), lr=0.05))
-#     timer = compperf.Timer(); step(*batches[0]); print(f"{timer.stop():.2f} s")
-#     print(compperf.measure(step, *batches[0], device=device))
+
+
+# %%
+# Answers
+# -------
+# Each part answers the exercise with the same number and prints what it
+# asks for.
+
+# 1. Larger batches make the matrix products dominate. The untimed
+#    warm-up calls compile each mode again for the new shape.
+x = torch.randn(1024, 784, device=device)
+for name, run in modes.items():
+    print(compperf.measure(run, x, device=device, description=name, warmup=2))
+
+# 2. Still three graphs: Adam's update (two running averages per
+#    weight) is one larger graph, so the first step compiles longer.
+torch.compiler.reset()
+counters.clear()
+model = get_net().to(device)
+step = torch.compile(make_step(model, torch.optim.Adam(model.parameters())))
+timer = compperf.Timer()
+step(*batches[0])
+print(f"{timer.stop():.2f} s")
+for inputs, targets in batches[1:3]:
+    step(inputs, targets)
+print(counters["stats"]["unique_graphs"])
+
+# 3. The model alone: forward and backward compiled, optimizer eager.
+model = get_net().to(device)
+step = make_step(
+    torch.compile(model), torch.optim.SGD(model.parameters(), lr=0.05)
+)
+timer = compperf.Timer()
+step(*batches[0])
+print(f"{timer.stop():.2f} s")
+print(compperf.measure(step, *batches[0], device=device))
