@@ -44,7 +44,9 @@ def install_torch(session: nox.Session) -> None:
         "python", "-c", "import importlib.metadata as m; print(m.version('torch'))",
         silent=True, success_codes=[0, 1],
     )  # fmt: skip
-    problem = torch_mismatch(TORCH, (installed or "").strip(), nvidia=_has_nvidia_gpu())
+    if installed is None:  # --install-only runs no command: the session's real run checks
+        return
+    problem = torch_mismatch(TORCH, installed.strip(), nvidia=_has_nvidia_gpu())
     if problem:
         session.error(
             f"{problem}; rebuild the environment: `rm -r {session.virtualenv.location}` "
