@@ -315,7 +315,11 @@ CATALOG_EPOCH = "1767225600"  # 2026-01-01
 
 @nox.session(reuse_venv=True)
 def translations(session: nox.Session) -> None:
-    """Refresh docs/locales/<lang>/LC_MESSAGES/*.po from the English sources (see README).
+    """Refresh the catalogs from the English sources (see README).
+
+    docs/locales/<lang>/LC_MESSAGES/*.po hold the page prose; the catalogs under
+    src/compperf/locales/ hold what compperf and the examples print, draw and comment
+    (compperf_docs.message_catalogs, which also compiles their .mo files).
 
     Extracts the messages without executing anything, then merges them into each
     language's catalogs with sphinx-intl: new messages arrive untranslated, changed ones
@@ -342,6 +346,8 @@ def translations(session: nox.Session) -> None:
     for path in Path("docs/locales").rglob("*.po"):
         if path.name != "sphinx.po":  # the UI catalog holds real %(name)s formats
             _drop_format_flags(path)
+    # What the examples print, draw and comment: catalogs that ship with compperf.
+    session.run("python", "-m", "compperf_docs.message_catalogs", env={"PYTHONPATH": "docs/_ext"})
     # sphinx-intl never deletes: name the catalogs whose page is gone.
     pages = {path.relative_to(templates).with_suffix("") for path in templates.rglob("*.pot")}
     for code in DOCS_LANGUAGES[1:]:

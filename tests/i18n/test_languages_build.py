@@ -8,7 +8,6 @@ one's executed example. Bad catalogs stop the build. A language added to the tin
 pyproject.toml alone (with its catalogs) is built like the others.
 """
 
-# ruff: noqa: RUF001  (Chinese text uses full-width punctuation on purpose)
 from __future__ import annotations
 
 import json

@@ -1,0 +1,291 @@
+"""Sentences and figure labels in the reader's language, recorded so that a docs build can show them in every language.
+
+An example prints a conclusion with :func:`say` and labels a figure with :func:`tr`. Both
+look the message up in the catalogs that ship with compperf (``compperf/locales``), in the
+language chosen with :func:`use_language` (English unless a script chooses another), and
+fill in its named placeholders. While recording is on (the docs build turns it on around
+each example), every message is also kept with its values, so that the page can be shown
+in another language later with the same numbers, without running the example again.
+"""
+
+from __future__ import annotations
+
+import gettext
+import string
+import textwrap
+import unicodedata
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "MissingTranslation",
+    "Text",
+    "available_languages",
+    "language",
+    "render",
+    "say",
+    "start_recording",
+    "stop_recording",
+    "tr",
+    "tr_plural",
+    "use_language",
+    "wrap",
+]
+
+LOCALES = Path(__file__).resolve().parent / "locales"
+SOURCE_LANGUAGE = "en"
+# Conclusions are printed as paragraphs of this many columns (a CJK character takes two).
+_PARAGRAPH_WIDTH = 70
+
+_language = SOURCE_LANGUAGE
+_recorded: list[dict[str, Any]] | None = None
+
+
+class MissingTranslation(LookupError):
+    """A message, or one of its plural forms, has no translation in a language's catalogs."""
+
+
+class Text(str):
+    """A translated, formatted message that remembers how it was made.
+
+    ``record`` is the JSON-able description that :func:`render` turns into the same text
+    in any language.
+    """
+
+    record: dict[str, Any]
+
+    def __new__(cls, text: str, record: dict[str, Any]) -> Text:  # noqa: PYI034
+        self = super().__new__(cls, text)
+        self.record = record
+        return self
+
+
+def available_languages() -> list[str]:
+    """Language codes with catalogs in this installation, the source language first."""
+    found = sorted(p.parent.name for p in LOCALES.glob("*/LC_MESSAGES"))
+    return [SOURCE_LANGUAGE, *[code for code in found if code != SOURCE_LANGUAGE]]
+
+
+def use_language(code: str) -> None:
+    """Print and label in language ``code`` from now on (``"en"``, ``"zh_CN"``, ``"ru"``).
+
+    Raises
+    ------
+    ValueError
+        If compperf has no catalogs for ``code``.
+    """
+    known = available_languages()
+    if code not in known:
+        raise ValueError(f"no compperf catalogs for language {code!r} (found: {', '.join(known)})")
+    global _language
+    _language = code
+
+
+def language() -> str:
+    """The language that :func:`tr` and :func:`say` use now."""
+    return _language
+
+
+@cache
+def _catalog(code: str) -> gettext.NullTranslations:
+    """Every ``.mo`` file of a language, merged: the package's and each example's."""
+    merged = gettext.NullTranslations()
+    if code == SOURCE_LANGUAGE:
+        return merged
+    files = sorted((LOCALES / code / "LC_MESSAGES").rglob("*.mo"))
+    translations = []
+    for path in files:
+        with path.open("rb") as handle:
+            translations.append(gettext.GNUTranslations(handle))
+    if not translations:
+        raise ValueError(f"no compiled catalogs (.mo) under {LOCALES / code}")
+    first, *rest = translations
+    # One lookup table: each catalog holds its own messages, and all share Plural-Forms.
+    for other in rest:
+        first._catalog.update(other._catalog)  # gettext has no public merge
+    return first
+
+
+def _lookup(record: Mapping[str, Any], code: str, strict: bool) -> str:
+    message, plural, n = record["message"], record.get("plural"), record.get("n")
+    catalog = _catalog(code)
+    if code == SOURCE_LANGUAGE:
+        return message if plural is None or n == 1 else plural
+    table = getattr(catalog, "_catalog", {})
+    found = table.get(message if plural is None else (message, catalog.plural(n)))
+    if found:
+        return found
+    if strict:
+        raise MissingTranslation(f"no {code} translation of {message!r}")
+    return message if plural is None or n == 1 else plural
+
+
+def _fields(message: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(message) if name is not None}
+
+
+def render(record: Mapping[str, Any], code: str, *, strict: bool = False) -> str:
+    """The text of a recorded message in language ``code``, with the values it was made with.
+
+    Parameters
+    ----------
+    record : mapping
+        A :attr:`Text.record`: ``message``, ``plural`` and ``n`` (plural messages),
+        ``values`` (name to value or nested record) and ``wrap`` (columns, or None).
+    code : str
+        Language code.
+    strict : bool
+        Raise instead of falling back to English when a translation is missing.
+
+    Raises
+    ------
+    MissingTranslation
+        With ``strict``, if the message (or a nested one) has no translation.
+    KeyError
+        If the translation names a placeholder that the message does not have.
+    """
+    values = {
+        name: render(value, code, strict=strict) if isinstance(value, Mapping) else value
+        for name, value in record.get("values", {}).items()
+    }
+    template = _lookup(record, code, strict)
+    try:
+        text = template.format(**values)
+    except (KeyError, IndexError) as error:
+        raise KeyError(
+            f"the {code} translation of {record['message']!r} has a placeholder the "
+            f"message lacks: {error}"
+        ) from None
+    return wrap(text, record["wrap"]) if record.get("wrap") else text
+
+
+def _value(value: object) -> object:
+    if isinstance(value, Text):
+        return value.record
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+def _make(record: dict[str, Any]) -> Text:
+    text = Text(render(record, _language), record)
+    if _recorded is not None:
+        _recorded.append(record)
+    return text
+
+
+def _record(message: str, values: Mapping[str, object], **extra: object) -> dict[str, Any]:
+    missing = _fields(message) - set(values)
+    if missing:
+        raise KeyError(f"message {message!r} needs values for {', '.join(sorted(missing))}")
+    return {
+        "message": message,
+        "plural": None,
+        "n": None,
+        "values": {name: _value(value) for name, value in values.items()},
+        "wrap": None,
+        **extra,
+    }
+
+
+def tr(message: str, /, **values: object) -> Text:
+    """``message`` in the current language, its ``{name}`` placeholders filled from ``values``.
+
+    Pass ``message`` as a string literal (not an f-string): ``nox -s translations`` finds
+    it in the source. A value that is itself a :class:`Text` is translated with it.
+
+    Raises
+    ------
+    KeyError
+        If a placeholder of ``message`` has no value.
+    """
+    return _make(_record(message, values))
+
+
+def tr_plural(singular: str, plural: str, n: int, /, **values: object) -> Text:
+    """Like :func:`tr`, with the form for ``n`` (also available as ``{n}``) chosen by the
+    language's plural rule (Russian has three forms, Chinese one)."""
+    return _make(_record(singular, {"n": n, **values}, plural=plural, n=n))
+
+
+def say(message: str | Text, /, **values: object) -> None:
+    """Print a conclusion as a paragraph of its own, wrapped to 70 columns, in the current language.
+
+    ``message`` is a literal (as for :func:`tr`) or a :class:`Text` already made, such as
+    one from :func:`tr_plural`.
+    """
+    if isinstance(message, Text):
+        if values:
+            raise TypeError("say() takes no values with a Text: they are already filled in")
+        record = {**message.record, "wrap": _PARAGRAPH_WIDTH}
+    else:
+        record = _record(message, values, wrap=_PARAGRAPH_WIDTH)
+    if _recorded is not None and isinstance(message, Text) and _recorded[-1:] == [message.record]:
+        _recorded.pop()  # the paragraph replaces the unwrapped text it was made from
+    print(f"\n{_make(record)}\n")
+
+
+def start_recording() -> None:
+    """Keep the record of every message made from now on (the docs build, per example)."""
+    global _recorded
+    _recorded = []
+
+
+def stop_recording() -> list[dict[str, Any]]:
+    """Stop recording; return the records in the order the messages were made."""
+    global _recorded
+    records, _recorded = _recorded or [], None
+    return records
+
+
+def _is_wide(char: str) -> bool:
+    return unicodedata.east_asian_width(char) in "WF"
+
+
+# A CJK line never starts with closing punctuation nor ends with opening punctuation.
+_NO_LINE_START = set("，。、；：！？）」』》】〕,.;:!?)")
+_NO_LINE_END = set("（「『《【〔(")
+
+
+def wrap(text: str, width: int = _PARAGRAPH_WIDTH) -> str:
+    """Break ``text`` into lines of at most ``width`` columns.
+
+    Text without wide characters is filled by :func:`textwrap.fill`. Text with CJK
+    characters (two columns each, no spaces between words) may break between any two of
+    them, except before closing or after opening punctuation.
+    """
+    if not any(map(_is_wide, text)):
+        return textwrap.fill(text, width)
+    tokens: list[str] = []
+    for chunk in text.split():
+        word = ""
+        for char in chunk:
+            if _is_wide(char):
+                if word:
+                    tokens.append(word)
+                    word = ""
+                tokens.append(char)
+            else:
+                word += char
+        if word:
+            tokens.append(word)
+        tokens.append(" ")
+    lines: list[str] = []
+    line, columns = "", 0
+    for token in tokens[:-1]:
+        size = 2 if _is_wide(token[0]) else len(token)
+        if token == " ":
+            if line:
+                line, columns = line + " ", columns + 1
+            continue
+        if columns + size > width and line.strip() and token[0] not in _NO_LINE_START:
+            carry = ""
+            if line[-1] in _NO_LINE_END:
+                line, carry = line[:-1], line[-1]
+            lines.append(line.rstrip())
+            line, columns = carry, 2 * len(carry)
+        line, columns = line + token, columns + size
+    lines.append(line.rstrip())
+    return "\n".join(lines)

@@ -1,0 +1,90 @@
+"""compperf.i18n: messages in a language, recorded, rendered again in another."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import write_mo
+
+from compperf import i18n
+
+
+@pytest.fixture
+def catalogs(tmp_path, monkeypatch):
+    """Russian and Chinese catalogs with one sentence and one plural message."""
+    for code, sentence, runs in [
+        ("ru", "Запуск на {device} занял {seconds:.2f} с.", ("{n} запуск", "{n} запуска", "{n} запусков")),
+        ("zh_CN", "在 {device} 上运行用了 {seconds:.2f} 秒。", ("{n} 次运行",)),
+    ]:  # fmt: skip
+        catalog = Catalog(locale=code)
+        catalog.add("The run on {device} took {seconds:.2f} s.", sentence)
+        catalog.add(("{n} run", "{n} runs"), runs)
+        folder = tmp_path / code / "LC_MESSAGES" / "examples"
+        folder.mkdir(parents=True)
+        buffer = io.BytesIO()
+        write_mo(buffer, catalog)
+        (folder / "plot_x.mo").write_bytes(buffer.getvalue())
+    monkeypatch.setattr(i18n, "LOCALES", tmp_path)
+    i18n._catalog.cache_clear()
+    yield tmp_path
+    i18n._catalog.cache_clear()
+    i18n.use_language("en")
+
+
+def test_records_render_in_every_language_with_the_same_numbers(catalogs, capsys):
+    i18n.start_recording()
+    i18n.say("The run on {device} took {seconds:.2f} s.", device="cpu", seconds=0.1234)
+    runs = i18n.tr_plural("{n} run", "{n} runs", 22)
+    records = i18n.stop_recording()
+    assert capsys.readouterr().out == "\nThe run on cpu took 0.12 s.\n\n"
+    assert runs == "22 runs"
+    assert [i18n.render(r, "en") for r in records] == ["The run on cpu took 0.12 s.", "22 runs"]
+    assert [i18n.render(r, "ru", strict=True) for r in records] == [
+        "Запуск на cpu занял 0.12 с.",
+        "22 запуска",  # Russian's second plural form
+    ]
+    assert i18n.render(records[1], "zh_CN", strict=True) == "22 次运行"
+
+
+def test_use_language_prints_in_that_language(catalogs, capsys):
+    i18n.use_language("ru")
+    try:
+        i18n.say(i18n.tr_plural("{n} run", "{n} runs", 5))
+    finally:
+        i18n.use_language("en")
+    assert capsys.readouterr().out == "\n5 запусков\n\n"
+
+
+def test_nested_texts_are_translated_with_their_sentence(catalogs):
+    i18n.start_recording()
+    outer = i18n.tr("{n} run", n=1)  # a message used as a value of another
+    record = i18n.tr("The run on {device} took {seconds:.2f} s.", device=outer, seconds=1).record
+    i18n.stop_recording()
+    assert record["values"]["device"] == outer.record
+    assert i18n.render(record, "zh_CN").startswith("在 1 run 上")  # "{n} run" alone is no entry
+
+
+def test_missing_translation_is_an_error_only_when_strict(catalogs):
+    record = i18n.tr("Not in any catalog: {x}", x=1).record
+    assert i18n.render(record, "ru") == "Not in any catalog: 1"
+    with pytest.raises(i18n.MissingTranslation, match="no ru translation of 'Not in any"):
+        i18n.render(record, "ru", strict=True)
+
+
+def test_a_missing_value_or_unknown_language_is_named():
+    with pytest.raises(KeyError, match="needs values for device"):
+        i18n.tr("on {device}")
+    with pytest.raises(ValueError, match="no compperf catalogs for language 'de'"):
+        i18n.use_language("de")
+
+
+def test_wrap_fills_words_and_breaks_cjk_by_columns():
+    assert i18n.wrap("word " * 20, 30).splitlines()[0] == "word word word word word word"
+    chinese = "同步" * 40 + "，结束。"
+    lines = i18n.wrap(chinese, 20).splitlines()
+    # Two columns per character; closing punctuation may hang one past the width.
+    assert all(len(line.rstrip("，。")) <= 10 for line in lines)
+    assert not any(line[0] in "，。" for line in lines)
+    assert "".join(lines) == chinese
