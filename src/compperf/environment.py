@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import platform
-import textwrap
 from pathlib import Path
 
 import torch
 
 from compperf.devices import as_device
+from compperf.i18n import Text, paragraph, parts, tr, tr_plural
 
 __all__ = ["Environment", "environment"]
 
@@ -55,18 +55,31 @@ class Environment:
     python: str
     platform: str
 
-    def __str__(self) -> str:
-        libraries = f"PyTorch {self.torch}"
-        if self.cuda:
-            libraries += f" (CUDA {self.cuda}, cuDNN {self.cudnn or 'not available'})"
-        others = ", ".join(self.accelerators) if self.accelerators else "none"
-        return textwrap.fill(
-            f"Measured on {self.device} ({self.device_name}) with {libraries}, "
-            f"Python {self.python} on {self.platform}. "
-            f"CPU: {self.cpu}, {self.num_threads} torch threads. "
-            f"Accelerators visible: {others}.",
-            width=_TEXT_WIDTH,
-        )
+    def __str__(self) -> Text:
+        # One message, wrapped as a paragraph in the reader's language; the words inside
+        # its values are messages too, and the names and versions stay as reported.
+        with parts():
+            libraries = f"PyTorch {self.torch}"
+            if self.cuda:
+                libraries = tr(
+                    "PyTorch {torch} (CUDA {cuda}, cuDNN {cudnn})",
+                    torch=self.torch,
+                    cuda=self.cuda,
+                    cudnn=self.cudnn or tr("not available"),
+                )
+            text = tr(
+                "Measured on {device} ({device_name}) with {libraries}, Python {python} on "
+                "{platform}. CPU: {cpu}, {threads}. Accelerators visible: {accelerators}.",
+                device=self.device,
+                device_name=self.device_name,
+                libraries=libraries,
+                python=self.python,
+                platform=self.platform,
+                cpu=self.cpu,
+                threads=tr_plural("{n} torch thread", "{n} torch threads", self.num_threads),
+                accelerators=", ".join(self.accelerators) if self.accelerators else tr("none"),
+            )
+        return paragraph(text, _TEXT_WIDTH)
 
 
 def _cpu_model() -> str:
@@ -109,7 +122,8 @@ def environment(device: str | torch.device | None = None) -> Environment:
     -------
     Environment
         ``str()`` of it is a one-paragraph description for a page or a log,
-        wrapped at 76 characters.
+        in the language chosen with :func:`compperf.use_language`, wrapped at 76
+        columns (a :class:`compperf.i18n.Text`).
 
     Raises
     ------

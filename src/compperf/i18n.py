@@ -10,11 +10,12 @@ in another language later with the same numbers, without running the example aga
 
 from __future__ import annotations
 
+import contextlib
 import gettext
 import string
 import textwrap
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -23,11 +24,15 @@ __all__ = [
     "MissingTranslation",
     "Text",
     "available_languages",
+    "display_width",
     "language",
+    "paragraph",
+    "parts",
     "render",
     "say",
     "start_recording",
     "stop_recording",
+    "table",
     "tr",
     "tr_plural",
     "use_language",
@@ -145,7 +150,15 @@ def render(record: Mapping[str, Any], code: str, *, strict: bool = False) -> str
         With ``strict``, if the message (or a nested one) has no translation.
     KeyError
         If the translation names a placeholder that the message does not have.
+
+    Notes
+    -----
+    A table's record is ``{"table": {"title": ..., "header": [...], "rows": [[...]]}}``
+    (see :func:`table`): each of its cells is a string or a record, and its columns are
+    laid out again for the widths of the cells in ``code``.
     """
+    if "table" in record:
+        return _render_table(record["table"], code, strict)
     values = {
         name: render(value, code, strict=strict) if isinstance(value, Mapping) else value
         for name, value in record.get("values", {}).items()
@@ -166,7 +179,9 @@ def _value(value: object) -> object:
         return value.record
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    return str(value)
+    with parts():  # e.g. a Measurement, whose text is a message of its own
+        text = str(value)
+    return text.record if isinstance(text, Text) else text
 
 
 def _make(record: dict[str, Any]) -> Text:
@@ -227,6 +242,93 @@ def say(message: str | Text, /, **values: object) -> None:
     print(f"\n{_make(record)}\n")
 
 
+def paragraph(text: Text, width: int = _PARAGRAPH_WIDTH) -> Text:
+    """``text`` filled to ``width`` columns, in whichever language it is rendered.
+
+    Made from a :class:`Text` (typically under :func:`parts`); the paragraph is recorded
+    in its place.
+    """
+    if _recorded is not None and _recorded[-1:] == [text.record]:
+        _recorded.pop()
+    return _make({**text.record, "wrap": width})
+
+
+@contextlib.contextmanager
+def parts() -> Iterator[None]:
+    """Messages made inside are parts of a larger one: they are not recorded on their own.
+
+    The message made from them afterwards is recorded, with the parts as its values, so
+    that a docs build replaces the whole text it printed, never a stray word of it.
+    """
+    global _recorded
+    kept, _recorded = _recorded, None
+    try:
+        yield
+    finally:
+        _recorded = kept
+
+
+def table(
+    header: Sequence[str | Text],
+    rows: Sequence[Sequence[object]],
+    *,
+    title: str | Text | None = None,
+) -> Text:
+    """A plain-text table whose columns are laid out again in each language.
+
+    Parameters
+    ----------
+    header : sequence of str or Text
+        Column titles, usually made with :func:`tr` (under :func:`parts`).
+    rows : sequence of sequences
+        Cells: strings (raw data, shown as they are), :class:`Text`, or any value shown
+        with ``str()``.
+    title : str or Text, optional
+        A line above the table.
+
+    Returns
+    -------
+    Text
+        The first column is aligned left, the others right, two spaces apart, a line of
+        dashes under the header; widths are counted in columns (a CJK character takes two).
+
+    Raises
+    ------
+    ValueError
+        If a row has not as many cells as the header.
+    """
+    for row in rows:
+        if len(row) != len(header):
+            raise ValueError(f"a table row has {len(row)} cells, its header {len(header)}")
+    record = {
+        "table": {
+            "title": _value(title) if title else None,
+            "header": [_value(cell) for cell in header],
+            "rows": [[_value(cell) for cell in row] for row in rows],
+        }
+    }
+    return _make(record)
+
+
+def _render_table(table: Mapping[str, Any], code: str, strict: bool) -> str:
+    def cell(value: object) -> str:
+        return render(value, code, strict=strict) if isinstance(value, Mapping) else str(value)
+
+    header = [cell(value) for value in table["header"]]
+    rows = [[cell(value) for value in row] for row in table["rows"]]
+    widths = [max(display_width(row[col]) for row in [header, *rows]) for col in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        padded = [cells[0] + " " * (widths[0] - display_width(cells[0]))]
+        padded += [" " * (w - display_width(c)) + c for c, w in zip(cells[1:], widths[1:], strict=True)]
+        return "  ".join(padded).rstrip()
+
+    lines = [line(header), "  ".join("-" * w for w in widths), *map(line, rows)]
+    if table.get("title"):
+        lines.insert(0, cell(table["title"]))
+    return "\n".join(lines)
+
+
 def start_recording() -> None:
     """Keep the record of every message made from now on (the docs build, per example)."""
     global _recorded
@@ -242,6 +344,11 @@ def stop_recording() -> list[dict[str, Any]]:
 
 def _is_wide(char: str) -> bool:
     return unicodedata.east_asian_width(char) in "WF"
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal or an output block: two per CJK character."""
+    return sum(2 if _is_wide(char) else 1 for char in text)
 
 
 # A CJK line never starts with closing punctuation nor ends with opening punctuation.

@@ -11,6 +11,7 @@ import torch
 import torch.utils.benchmark as torch_benchmark
 
 from compperf.devices import as_device, synchronize, synchronizer
+from compperf.i18n import Text, parts, table, tr, tr_plural
 from compperf.timing import format_time
 
 __all__ = ["Measurement", "compare", "measure"]
@@ -121,25 +122,44 @@ class Measurement:
         """True when the IQR exceeds 10 % of the median or there are fewer than four runs."""
         return self.runs < _MIN_RUNS or self.iqr > _IQR_WARN_THRESHOLD * self.median
 
-    def __str__(self) -> str:
-        text = (
-            f"{self.description} on {self.device}: median {format_time(self.median)} per call, "
-            f"IQR {format_time(self.iqr)} ({_count(self.runs, 'run')} of "
-            f"{_count(self.number_per_run, 'call')}, {_count(self.warmup, 'warm-up call')}, "
-            f"{_count(self.num_threads, 'thread')})"
-        )
+    def __str__(self) -> Text:
+        if not self.noisy:
+            return self._summary()
+        # The note and the summary are one message: a translation may reorder them.
+        with parts():
+            summary = self._summary()
         if self.runs < _MIN_RUNS:
-            text += f"; noisy: too few runs for a meaningful IQR (fewer than {_MIN_RUNS})"
-        elif self.noisy:
-            text += f"; noisy: IQR is {self.iqr / self.median:.0%} of the median"
-        return text
+            return tr(
+                "{measurement}; noisy: too few runs for a meaningful IQR (fewer than {min_runs})",
+                measurement=summary,
+                min_runs=_MIN_RUNS,
+            )
+        return tr(
+            "{measurement}; noisy: IQR is {share:.0%} of the median",
+            measurement=summary,
+            share=self.iqr / self.median,
+        )
+
+    def _summary(self) -> Text:
+        with parts():
+            counts = {
+                "runs": tr_plural("{n} run", "{n} runs", self.runs),
+                "calls": tr_plural("{n} call", "{n} calls", self.number_per_run),
+                "warmup": tr_plural("{n} warm-up call", "{n} warm-up calls", self.warmup),
+                "threads": tr_plural("{n} thread", "{n} threads", self.num_threads),
+            }
+        return tr(
+            "{description} on {device}: median {median} per call, IQR {iqr} "
+            "({runs} of {calls}, {warmup}, {threads})",
+            description=self.description,
+            device=self.device,
+            median=format_time(self.median),
+            iqr=format_time(self.iqr),
+            **counts,
+        )
 
     def __repr__(self) -> str:
         return f"<Measurement {self}>"
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _synchronizing_clock(device: torch.device) -> Callable[[], float]:
@@ -255,21 +275,24 @@ def measure(
     )
 
 
-def compare(measurements: Sequence[Measurement], title: str | None = None) -> str:
+def compare(measurements: Sequence[Measurement], title: str | Text | None = None) -> Text:
     """Lay several measurements side by side as a plain-text table.
 
     Parameters
     ----------
     measurements : sequence of Measurement
         Rows, in order. The first row is the baseline of the ``vs first`` column.
-    title : str, optional
-        A line printed above the table.
+    title : str or Text, optional
+        A line printed above the table; a :class:`compperf.i18n.Text` (made with
+        :func:`compperf.tr`) is shown in the reader's language.
 
     Returns
     -------
-    str
+    Text
         One row per measurement: description, device, median and IQR per
-        call, median relative to the first row, runs x calls, threads.
+        call, median relative to the first row, runs x calls, threads. The
+        header is in the reader's language, and the columns are laid out for it
+        (:func:`compperf.i18n.table`).
 
     Raises
     ------
@@ -279,7 +302,16 @@ def compare(measurements: Sequence[Measurement], title: str | None = None) -> st
     if not measurements:
         raise ValueError("compare() needs at least one Measurement")
     baseline = measurements[0].median
-    header = ("", "device", "median", "IQR", "vs first", "runs x calls", "threads")
+    with parts():
+        header = [
+            "",
+            tr("device"),
+            tr("median"),
+            tr("IQR"),
+            tr("vs first"),
+            tr("runs x calls"),
+            tr("threads"),
+        ]
     rows = [
         (
             m.description,
@@ -292,14 +324,4 @@ def compare(measurements: Sequence[Measurement], title: str | None = None) -> st
         )
         for m in measurements
     ]
-    widths = [max(len(row[col]) for row in [header, *rows]) for col in range(len(header))]
-
-    def line(cells: Sequence[str]) -> str:
-        first = cells[0].ljust(widths[0])
-        rest = (cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True))
-        return "  ".join([first, *rest]).rstrip()
-
-    lines = [line(header), "  ".join("-" * w for w in widths), *map(line, rows)]
-    if title:
-        lines.insert(0, title)
-    return "\n".join(lines)
+    return table(header, rows, title=title)

@@ -7,6 +7,8 @@ import re
 import warnings
 from collections.abc import Iterator
 
+from compperf.i18n import tr
+
 __all__ = ["shown_warnings"]
 
 
@@ -15,6 +17,9 @@ def shown_warnings(
     pattern: str, category: type[Warning] = DeprecationWarning
 ) -> Iterator[list[str]]:
     """Print each warning whose message matches ``pattern``, once; pass all others on.
+
+    The line is in the reader's language (:func:`compperf.use_language`); the warning's
+    message is printed as it was raised.
 
     Parameters
     ----------
@@ -49,7 +54,8 @@ def shown_warnings(
         message = str(warning.message)
         if issubclass(warning.category, category) and matcher.match(message):
             if message not in shown:
-                print(f"{warning.category.__name__} caught: {message}")
+                # The warning's own text is torch's, as it was raised.
+                print(tr("{category} caught: {message}", category=warning.category.__name__, message=message))
                 shown.append(message)
         else:
             warnings.warn_explicit(

@@ -8,6 +8,7 @@ from types import TracebackType
 import torch
 
 from compperf.devices import as_device, synchronizer
+from compperf.i18n import Text, parts, tr
 
 __all__ = ["Benchmark", "Timer", "format_time"]
 
@@ -91,8 +92,8 @@ class Benchmark:
 
     Parameters
     ----------
-    description : str, default "Done"
-        Printed before the time.
+    description : str or Text, optional
+        Printed before the time; ``"Done"`` (in the reader's language) by default.
     device : str, torch.device or None
         The device whose queued work must finish before each clock read;
         ``None`` means :func:`compperf.try_gpu`. Checked when the block is
@@ -115,7 +116,8 @@ class Benchmark:
 
     Notes
     -----
-    Prints ``"{description}: {seconds:.4f} sec"`` like ``d2l.Benchmark``
+    Prints ``"{description}: {seconds:.4f} sec"`` (in the language chosen with
+    :func:`compperf.use_language`) like ``d2l.Benchmark``
     (Dive into Deep Learning, section 13.2). With ``sync=True`` the device
     is synchronized before the clock starts, so earlier work is not billed
     to this block, and before it stops, so this block's work is.
@@ -123,7 +125,7 @@ class Benchmark:
 
     def __init__(
         self,
-        description: str = "Done",
+        description: str | Text | None = None,
         device: str | torch.device | None = None,
         sync: bool = True,
     ) -> None:
@@ -158,4 +160,6 @@ class Benchmark:
         if self._wait is not None:
             self._wait()
         self.elapsed = self._clock() - self._start
-        print(f"{self.description}: {self.elapsed:.4f} sec")
+        with parts():
+            description = tr("Done") if self.description is None else self.description
+        print(tr("{description}: {seconds:.4f} sec", description=description, seconds=self.elapsed))
