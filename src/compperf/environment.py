@@ -122,8 +122,8 @@ def environment(device: str | torch.device | None = None) -> Environment:
     -------
     Environment
         ``str()`` of it is a one-paragraph description for a page or a log,
-        in the language chosen with :func:`compperf.use_language`, wrapped at 76
-        columns (a :class:`compperf.i18n.Text`).
+        in the language chosen with ``compperf.use_language``, wrapped at 76
+        columns.
 
     Raises
     ------

@@ -320,7 +320,9 @@ def _render_table(table: Mapping[str, Any], code: str, strict: bool) -> str:
 
     def line(cells: Sequence[str]) -> str:
         padded = [cells[0] + " " * (widths[0] - display_width(cells[0]))]
-        padded += [" " * (w - display_width(c)) + c for c, w in zip(cells[1:], widths[1:], strict=True)]
+        padded += [
+            " " * (w - display_width(c)) + c for c, w in zip(cells[1:], widths[1:], strict=True)
+        ]
         return "  ".join(padded).rstrip()
 
     lines = [line(header), "  ".join("-" * w for w in widths), *map(line, rows)]

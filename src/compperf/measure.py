@@ -282,17 +282,15 @@ def compare(measurements: Sequence[Measurement], title: str | Text | None = None
     ----------
     measurements : sequence of Measurement
         Rows, in order. The first row is the baseline of the ``vs first`` column.
-    title : str or Text, optional
-        A line printed above the table; a :class:`compperf.i18n.Text` (made with
-        :func:`compperf.tr`) is shown in the reader's language.
+    title : str, optional
+        A line printed above the table; made with ``compperf.tr``, it is shown
+        in the reader's language, as the header is.
 
     Returns
     -------
-    Text
+    str
         One row per measurement: description, device, median and IQR per
-        call, median relative to the first row, runs x calls, threads. The
-        header is in the reader's language, and the columns are laid out for it
-        (:func:`compperf.i18n.table`).
+        call, median relative to the first row, runs x calls, threads.
 
     Raises
     ------

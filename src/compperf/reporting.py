@@ -18,7 +18,7 @@ def shown_warnings(
 ) -> Iterator[list[str]]:
     """Print each warning whose message matches ``pattern``, once; pass all others on.
 
-    The line is in the reader's language (:func:`compperf.use_language`); the warning's
+    The line is in the reader's language (``compperf.use_language``); the warning's
     message is printed as it was raised.
 
     Parameters
@@ -55,7 +55,13 @@ def shown_warnings(
         if issubclass(warning.category, category) and matcher.match(message):
             if message not in shown:
                 # The warning's own text is torch's, as it was raised.
-                print(tr("{category} caught: {message}", category=warning.category.__name__, message=message))
+                print(
+                    tr(
+                        "{category} caught: {message}",
+                        category=warning.category.__name__,
+                        message=message,
+                    )
+                )
                 shown.append(message)
         else:
             warnings.warn_explicit(

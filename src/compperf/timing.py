@@ -117,7 +117,7 @@ class Benchmark:
     Notes
     -----
     Prints ``"{description}: {seconds:.4f} sec"`` (in the language chosen with
-    :func:`compperf.use_language`) like ``d2l.Benchmark``
+    ``compperf.use_language``) like ``d2l.Benchmark``
     (Dive into Deep Learning, section 13.2). With ``sync=True`` the device
     is synchronized before the clock starts, so earlier work is not billed
     to this block, and before it stops, so this block's work is.

@@ -29,7 +29,7 @@ def test_text_form_is_one_paragraph_with_the_essentials():
     assert "\n\n" not in text
     assert max(map(len, text.splitlines())) <= 76
     text = " ".join(text.split())  # facts may be wrapped across lines
-    for fact in (env.device, env.torch, env.python, env.cpu, f"{env.num_threads} torch threads"):
+    for fact in (env.device, env.torch, env.python, env.cpu, f"{env.num_threads} torch thread"):
         assert fact in text
 
 
