@@ -307,6 +307,8 @@ def table(
             "rows": [[_value(cell) for cell in row] for row in rows],
         }
     }
+    if isinstance(title, Text) and _recorded is not None and _recorded[-1:] == [title.record]:
+        _recorded.pop()  # made just for this table: the table's record holds it
     return _make(record)
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "all_problems",
     "catalog_problems",
     "compiled_problems",
+    "folder_problems",
     "placeholders",
     "read_catalog",
     "sync_problems",
@@ -97,8 +98,8 @@ def _form_problems(message: Message, forms: int) -> list[str]:
         if found != wanted:
             changes = [f"drops {_show(wanted - found)}"] if wanted - found else []
             changes += [f"adds {_show(found - wanted)}"] if found - wanted else []
-            problems.append(f"{name} {text!r} {' and '.join(changes)} (the message has "
-                            f"{_show(wanted)})")  # fmt: skip
+            changed = " and ".join(changes)
+            problems.append(f"{name} {text!r} {changed} (the message has {_show(wanted)})")
     return problems
 
 
@@ -208,5 +209,10 @@ def sync_problems(path: Path, template: Catalog) -> list[str]:
 
 def all_problems(paths: Iterable[Path]) -> list[str]:
     """:func:`catalog_problems` and :func:`compiled_problems` of every file."""
-    return [problem for path in paths for check in (catalog_problems, compiled_problems)
-            for problem in check(path)]  # fmt: skip
+    checks = (catalog_problems, compiled_problems)
+    return [problem for path in paths for check in checks for problem in check(path)]
+
+
+def folder_problems(folder: Path) -> list[str]:
+    """:func:`all_problems` of every ``.po`` file under ``folder`` (e.g. a ``locales``)."""
+    return all_problems(sorted(folder.rglob("*.po")))

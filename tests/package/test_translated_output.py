@@ -70,6 +70,15 @@ def test_each_text_is_one_record_that_renders_its_english() -> None:
     assert texts[4].splitlines()[1].endswith("vs first  runs x calls  threads")
 
 
+def test_a_title_made_for_the_table_is_recorded_with_it() -> None:
+    i18n.start_recording()
+    title = i18n.tr("device")  # any message will do
+    table = compperf.compare([_measurement("eager", 2e-3, 1e-5)], title=title)
+    assert i18n.stop_recording() == [table.record]
+    assert table.record["table"]["title"] == title.record
+    assert i18n.render(table.record, "ru", strict=True).splitlines()[0] == "устройство"
+
+
 @pytest.mark.parametrize("code", TRANSLATED)
 def test_texts_render_in_every_language_with_the_same_numbers(code: str) -> None:
     texts = _texts()
