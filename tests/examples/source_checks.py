@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import string
 import tokenize
 from itertools import pairwise
 
@@ -18,6 +19,7 @@ __all__ = [
     "IGNORE_START",
     "book_ending_problems",
     "message_problems",
+    "placeholder_problems",
     "run_yourself_problems",
     "section_titles",
     "text_blocks",
@@ -220,4 +222,48 @@ def message_problems(source: str) -> list[str]:
                 f"line {node.lineno}: the message of {name}() is {kind}: "
                 f"{ast.unparse(argument)[:60]}"
             )
+    return problems
+
+
+def _placeholders(message: str) -> set[str]:
+    """The names of a message's placeholders: ``{seconds:.4f}`` is ``seconds``."""
+    return {
+        re.split(r"[.\[]", field)[0]
+        for _, field, _, _ in string.Formatter().parse(message)
+        if field is not None
+    }
+
+
+def placeholder_problems(source: str) -> list[str]:
+    """Literal messages of ``compperf.tr``, ``tr_plural`` and ``say`` whose placeholders
+    and keyword values disagree. A branch that did not run (a GPU-only cell on a CPU) would
+    raise only on the reader's machine; a value that no placeholder uses is a slip.
+    ``tr_plural`` fills ``{n}`` itself."""
+    tree = ast.parse(source)
+    imported = {
+        alias.asname or alias.name: alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "compperf"
+        for alias in node.names
+        if alias.name in _MESSAGE_ARGUMENTS
+    }
+    problems = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _compperf_function(node, imported)
+        messages = node.args[: _MESSAGE_ARGUMENTS.get(name, 0)]
+        literal = all(isinstance(m, ast.Constant) and isinstance(m.value, str) for m in messages)
+        if not messages or not literal or any(k.arg is None for k in node.keywords):
+            continue  # no literal message, or **values: nothing to compare
+        needed = set().union(*(_placeholders(m.value) for m in messages))
+        given = {keyword.arg for keyword in node.keywords}
+        if name == "tr_plural":
+            given.add("n")
+        if needed - given:
+            missing = ", ".join(sorted(needed - given))
+            problems.append(f"line {node.lineno}: {name}() gives no value for {missing}")
+        if given - needed - {"n"}:
+            unused = ", ".join(sorted(given - needed - {"n"}))
+            problems.append(f"line {node.lineno}: {name}() message does not use {unused}")
     return problems

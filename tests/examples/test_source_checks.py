@@ -8,6 +8,7 @@ import pytest
 from source_checks import (
     book_ending_problems,
     message_problems,
+    placeholder_problems,
     run_yourself_problems,
     section_titles,
     text_blocks,
@@ -171,5 +172,33 @@ def test_literal_messages_pass() -> None:
 )
 def test_message_that_is_no_literal_fails(code: str, message: str) -> None:
     problems = message_problems(example("import compperf\n", code, BOOK_END))
+    assert len(problems) == 1, problems
+    assert message in problems[0]
+
+
+def test_placeholders_with_their_values_pass() -> None:
+    code = """
+    import compperf
+
+    compperf.say("On {device} it took {time:.2f} s.", device=d, time=t)
+    compperf.tr_plural("{n} run on {device}", "{n} runs on {device}", k, device=d)
+    compperf.tr_plural("one run", "{n} runs", k)
+    compperf.tr("{row[0]} and {row.name}", row=r)
+    compperf.tr("{a} {b}", **values)
+    """
+    assert placeholder_problems(example(code, BOOK_END)) == []
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        ('compperf.say("On {device}.")\n', "say() gives no value for device"),
+        ('compperf.tr("{a:.2f} {b}", a=1)\n', "tr() gives no value for b"),
+        ('compperf.tr("done", device=d)\n', "tr() message does not use device"),
+        ('compperf.tr_plural("{n} run", "{n} runs on {device}", k)\n', "no value for device"),
+    ],
+)
+def test_placeholder_without_its_value_fails(code: str, message: str) -> None:
+    problems = placeholder_problems(example("import compperf\n", code, BOOK_END))
     assert len(problems) == 1, problems
     assert message in problems[0]
