@@ -16,7 +16,6 @@ numpy``, and compperf as :ref:`run-yourself` explains.
 # The first lines say which device and software produced every number on this
 # page. ``compperf.try_gpu()`` picks the first GPU (CUDA or Apple MPS) and falls
 # back to the CPU when there is none.
-import textwrap
 import time
 
 import matplotlib.pyplot as plt
@@ -25,12 +24,6 @@ import torch
 import torch.utils.benchmark
 
 import compperf
-
-
-def say(sentence):
-    """Print a conclusion as a paragraph of its own, wrapped to 70 columns."""
-    print(f"\n{textwrap.fill(sentence)}\n")
-
 
 device = compperf.try_gpu()
 print(compperf.environment(device))
@@ -50,7 +43,15 @@ if os.environ.get("COMPPERF_FAST") == "1":
     size, repeats = 128, 5
 # sphinx_gallery_end_ignore
 steps = 10
-print(f"{steps} products of a {size} x {size} float32 matrix on {device}")
+print(
+    compperf.tr_plural(
+        "{n} product of a {size} x {size} float32 matrix on {device}",
+        "{n} products of a {size} x {size} float32 matrix on {device}",
+        steps,
+        size=size,
+        device=device,
+    )
+)
 
 rng = np.random.default_rng(0)
 a_numpy = rng.standard_normal((size, size), dtype=np.float32)
@@ -76,7 +77,8 @@ def torch_matmuls(a):
 numpy_matmuls(a_numpy)
 start = time.perf_counter()
 numpy_matmuls(a_numpy)
-print(f"numpy: {time.perf_counter() - start:.4f} sec")
+seconds = time.perf_counter() - start
+print(compperf.tr("numpy: {seconds:.4f} sec", seconds=seconds))
 
 # %%
 # Naive and synchronized timing, the PyTorch way
@@ -96,7 +98,7 @@ def wait_for_device():
         torch.accelerator.synchronize()
 
 
-torch_matmuls(a_torch)  # warm-up
+torch_matmuls(a_torch)  # A warm-up run, not timed.
 wait_for_device()
 start = time.perf_counter()
 torch_matmuls(a_torch)
@@ -107,9 +109,15 @@ start = time.perf_counter()
 torch_matmuls(a_torch)
 wait_for_device()
 synchronized = time.perf_counter() - start
-print(f"torch, naive: {naive:.4f} sec")
-print(f"torch, synchronized: {synchronized:.4f} sec")
-print(f"synchronized / naive: {synchronized / naive:.2f}")
+print(compperf.tr("torch, naive: {seconds:.4f} sec", seconds=naive))
+print(
+    compperf.tr("torch, synchronized: {seconds:.4f} sec", seconds=synchronized)
+)
+print(
+    compperf.tr(
+        "synchronized / naive: {ratio:.2f}", ratio=synchronized / naive
+    )
+)
 
 # %%
 # CUDA events time the work on the GPU's own clock: an event records a
@@ -125,15 +133,18 @@ if device.type == "cuda":
     start_event.record()
     torch_matmuls(a_torch)
     end_event.record()
-    end_event.synchronize()  # wait until the device has passed the end event
+    end_event.synchronize()  # Wait until the device has passed the end event.
+    # elapsed_time is in milliseconds.
+    seconds = start_event.elapsed_time(end_event) / 1e3
     print(
-        f"torch, CUDA events: {start_event.elapsed_time(end_event) / 1e3:.4f} sec"
+        compperf.tr("torch, CUDA events: {seconds:.4f} sec", seconds=seconds)
     )
 else:
-    say(
-        f"CUDA events need a CUDA device, and this page runs on {device}. "
+    compperf.say(
+        "CUDA events need a CUDA device, and this page runs on {device}. "
         "On a GPU this cell prints the device time of the loop, close to the "
-        "synchronized time above."
+        "synchronized time above.",
+        device=device,
     )
 
 # %%
@@ -145,7 +156,12 @@ timer = torch.utils.benchmark.Timer(
     stmt="torch_matmuls(a)",
     globals={"torch_matmuls": torch_matmuls, "a": a_torch},
     num_threads=torch.get_num_threads(),
-    label=f"{steps} products on {device}",
+    label=compperf.tr_plural(
+        "{n} product on {device}",
+        "{n} products on {device}",
+        steps,
+        device=device,
+    ),
 )
 print(timer.blocked_autorange(min_run_time=0.2))
 
@@ -153,9 +169,11 @@ print(timer.blocked_autorange(min_run_time=0.2))
 # compperf wraps the same steps in one line per measurement, and synchronizes
 # CUDA, MPS or nothing (on a CPU) for you. ``compperf.Benchmark`` is the book's
 # ``d2l.Benchmark``; ``sync=False`` reproduces the naive timer on purpose.
-with compperf.Benchmark("torch, naive", device=device, sync=False):
+with compperf.Benchmark(
+    compperf.tr("torch, naive"), device=device, sync=False
+):
     torch_matmuls(a_torch)
-with compperf.Benchmark("torch, synchronized", device=device):
+with compperf.Benchmark(compperf.tr("torch, synchronized"), device=device):
     torch_matmuls(a_torch)
 
 # %%
@@ -168,7 +186,7 @@ with compperf.Benchmark("torch, synchronized", device=device):
 # median and the interquartile range (IQR) of each part over all runs.
 returned, waited = compperf.Timer(), compperf.Timer()
 for _ in range(repeats):
-    compperf.synchronize(device)  # nothing queued before the clock starts
+    compperf.synchronize(device)  # Nothing is queued when the clock starts.
     returned.start()
     b = torch_matmuls(a_torch)
     returned.stop()
@@ -178,21 +196,26 @@ for _ in range(repeats):
 
 naive_times = np.array(returned.times)
 synchronized_times = naive_times + np.array(waited.times)
-parts = {
-    "loop returned (naive)": naive_times,
-    "then waited for the result": waited.times,
-    "result ready (synchronized)": synchronized_times,
-}
-rows = {
-    name: compperf.Measurement.from_times(
-        list(times), description=name, device=device, warmup=1
+
+
+def row(times, description):
+    return compperf.Measurement.from_times(
+        list(times), description=description, device=device, warmup=1
     )
-    for name, times in parts.items()
-}
+
+
+returned_row = row(naive_times, compperf.tr("loop returned (naive)"))
+waited_row = row(waited.times, compperf.tr("then waited for the result"))
+ready_row = row(synchronized_times, compperf.tr("result ready (synchronized)"))
 print(
     compperf.compare(
-        list(rows.values()),
-        title=f"{repeats} runs on {device}, one warm-up run",
+        [returned_row, waited_row, ready_row],
+        title=compperf.tr_plural(
+            "{n} run on {device}, one warm-up run",
+            "{n} runs on {device}, one warm-up run",
+            repeats,
+            device=device,
+        ),
     )
 )
 
@@ -201,27 +224,29 @@ print(
 # The sentence below is chosen by the code from what it just measured. The
 # two timings agree when their medians differ by less than the sum of their
 # IQRs, or by less than 5 % when both spreads are tiny.
-returned_row, ready_row = (
-    rows["loop returned (naive)"],
-    rows["result ready (synchronized)"],
-)
 naive_median, naive_iqr = returned_row.median, returned_row.iqr
 synchronized_median, synchronized_iqr = ready_row.median, ready_row.iqr
 gap = synchronized_median - naive_median
 timings_agree = gap <= max(naive_iqr + synchronized_iqr, 0.05 * naive_median)
 queued_share = 1 - naive_median / synchronized_median
 if timings_agree:
-    say(
-        f"On {device} the naive and synchronized timings agree: the result was ready "
-        f"when the loop returned (waiting added {compperf.format_time(gap)}). "
-        "The operations ran synchronously."
+    compperf.say(
+        "On {device} the naive and synchronized timings agree: the result was "
+        "ready when the loop returned (waiting added {gap}). The operations ran "
+        "synchronously.",
+        device=device,
+        gap=compperf.format_time(gap),
     )
 else:
-    say(
-        f"On {device} the loop returned after {compperf.format_time(naive_median)}, but the "
-        f"result was ready only after {compperf.format_time(synchronized_median)}: "
-        f"{queued_share:.0%} of the time, the work was still queued when Python went on. "
-        "A naive timer measures only how fast you queue work."
+    compperf.say(
+        "On {device} the loop returned after {naive}, but the result was ready "
+        "only after {synchronized}: {share:.0%} of the time, the work was still "
+        "queued when Python went on. A naive timer measures only how fast you "
+        "queue work.",
+        device=device,
+        naive=compperf.format_time(naive_median),
+        synchronized=compperf.format_time(synchronized_median),
+        share=queued_share,
     )
 
 # %%
@@ -233,16 +258,23 @@ else:
 # result.
 fig, ax = plt.subplots(figsize=(7, 3.5))
 runs = np.arange(1, repeats + 1)
-ax.bar(runs, naive_times * 1e3, label="until the loop returned")
+ax.bar(runs, naive_times * 1e3, label=compperf.tr("until the loop returned"))
 ax.bar(
     runs,
     np.array(waited.times) * 1e3,
     bottom=naive_times * 1e3,
-    label="waiting for the result",
+    label=compperf.tr("waiting for the result"),
 )
-ax.set_xlabel("run")
-ax.set_ylabel("time (ms)")
-ax.set_title(f"{steps} matrix products on {device}")
+ax.set_xlabel(compperf.tr("run"))
+ax.set_ylabel(compperf.tr("time (ms)"))
+ax.set_title(
+    compperf.tr_plural(
+        "{n} matrix product on {device}",
+        "{n} matrix products on {device}",
+        steps,
+        device=device,
+    )
+)
 ax.legend(loc="lower right")
 fig.tight_layout()
 plt.show()
@@ -278,7 +310,7 @@ plt.show()
 #    time until the loop returns and the time until the result is ready agree,
 #    there is no asynchrony to see.
 a_cpu = a_torch[:384, :384].cpu()
-torch_matmuls(a_cpu)  # warm-up
+torch_matmuls(a_cpu)  # A warm-up run, not timed.
 cpu_returned, cpu_ready = compperf.Timer(), compperf.Timer()
 for _ in range(5):
     cpu_returned.start()
@@ -291,15 +323,17 @@ for _ in range(5):
 cpu_waits = np.array(cpu_ready.times) - np.array(cpu_returned.times)
 cpu_gap = float(np.median(cpu_waits))
 if cpu_gap < 0.05 * np.median(cpu_returned.times):
-    say(
-        "On the CPU the result was ready when the loop returned: reading it added "
-        f"{compperf.format_time(cpu_gap)} (median of 5 runs). "
-        "PyTorch's CPU operators do not run asynchronously."
+    compperf.say(
+        "On the CPU the result was ready when the loop returned: reading it "
+        "added {gap} (median of 5 runs). PyTorch's CPU operators do not run "
+        "asynchronously.",
+        gap=compperf.format_time(cpu_gap),
     )
 else:
-    say(
-        f"On the CPU reading the result added {compperf.format_time(cpu_gap)} "
-        f"(median of 5 runs), more than 5 % of the loop."
+    compperf.say(
+        "On the CPU reading the result added {gap} (median of 5 runs), more "
+        "than 5 % of the loop.",
+        gap=compperf.format_time(cpu_gap),
     )
 
 # %%
@@ -321,4 +355,11 @@ for threads in sorted({1, torch.get_num_threads()}):
         num_threads=threads,
     )
     median = cpu_timer.blocked_autorange(min_run_time=0.1).median
-    print(f"{threads} thread(s): {compperf.format_time(median)} per loop")
+    print(
+        compperf.tr_plural(
+            "{n} thread(s): {time} per loop",
+            "{n} thread(s): {time} per loop",
+            threads,
+            time=compperf.format_time(median),
+        )
+    )

@@ -18,7 +18,6 @@ install graphviz``); without it the page prints the graph as text.
 # --------------------------
 # The first lines say which device and software produced the outputs on this page.
 import io
-import textwrap
 
 import matplotlib.image
 import matplotlib.pyplot as plt
@@ -30,14 +29,8 @@ import compperf
 
 try:
     import graphviz
-except ImportError:  # optional: only the picture needs it
+except ImportError:  # It is optional: only the picture needs it.
     graphviz = None
-
-
-def say(sentence):
-    """Print a conclusion as a paragraph of its own, wrapped to 70 columns."""
-    print(f"\n{textwrap.fill(sentence)}\n")
-
 
 device = compperf.try_gpu()
 print(compperf.environment(device))
@@ -83,9 +76,8 @@ def dependencies(graph_module):
         for node in operations
     }
     ancestors, level = {}, {}
-    for (
-        node
-    ) in operations:  # FX keeps nodes in an order where inputs come first
+    # FX keeps the nodes in an order where inputs come first.
+    for node in operations:
         ancestors[node] = set().union(
             *(ancestors[arg] | {arg} for arg in inputs[node])
         )
@@ -101,11 +93,16 @@ def dependencies(graph_module):
 
 def print_dependencies(graph_module):
     operations, inputs, level, independent_pairs = dependencies(graph_module)
-    print(f"{'operation':<10} {'operator':<20} {'needs':<16} level")
+    # The header is one message with its spaces, so that a translation can
+    # line its words up with the columns below.
+    print(
+        compperf.tr("operation  operator             needs            level")
+    )
     for node in operations:
         needs = ", ".join(arg.name for arg in inputs[node]) or "-"
         print(f"{node.name:<10} {node.target!s:<20} {needs:<16} {level[node]}")
-    print("independent pairs:", independent_pairs or "none")
+    pairs = independent_pairs or compperf.tr("none")
+    print(compperf.tr("independent pairs: {pairs}", pairs=pairs))
 
 
 operations, inputs, level, independent_pairs = dependencies(graph_module)
@@ -124,9 +121,13 @@ edges = [(arg.name, node.name) for node in operations for arg in inputs[node]]
 png = None
 if graphviz is None:
     print(
-        "The graphviz Python package is not installed, so there is no picture."
+        compperf.tr(
+            "The graphviz Python package is not installed, so there is no "
+            "picture."
+        )
     )
-    print("The graph's edges:", ", ".join(f"{a} -> {b}" for a, b in edges))
+    listed = ", ".join(f"{a} -> {b}" for a, b in edges)
+    print(compperf.tr("The graph's edges: {edges}", edges=listed))
 else:
     drawing = graphviz.Digraph(graph_attr={"rankdir": "TB", "dpi": "150"})
     drawing.attr(
@@ -139,24 +140,35 @@ else:
         )
     for start, end in edges:
         drawing.edge(start, end)
-    drawing.node("z", "z (returned to Python)", shape="plaintext", style="")
+    drawing.node("z", "z", shape="plaintext", style="")
     drawing.edge(operations[-1].name, "z")
     try:
         png = drawing.pipe(format="png")
     except graphviz.ExecutableNotFound:
         print(
-            "Graphviz's `dot` program is not installed here, so there is no picture."
+            compperf.tr(
+                "Graphviz's `dot` program is not installed here, so there is no "
+                "picture."
+            )
         )
-        print("Its source, in the DOT language:")
+        print(compperf.tr("Its source, in the DOT language:"))
         print(drawing.source)
 
 if png is not None:
     image = matplotlib.image.imread(io.BytesIO(png), format="png")
     height, width = image.shape[:2]
-    fig, ax = plt.subplots(figsize=(width / 150, height / 150 + 0.4))
+    fig, ax = plt.subplots(figsize=(width / 150, height / 150 + 0.7))
     ax.imshow(image)
     ax.set_axis_off()
-    ax.set_title("z = x * y + 2 as the backend sees it")
+    ax.set_title(compperf.tr("z = x * y + 2 as the backend sees it"))
+    ax.text(
+        0.5,
+        0,
+        compperf.tr("z is returned to Python"),
+        transform=ax.transAxes,
+        ha="center",
+        va="top",
+    )
     fig.tight_layout()
     plt.show()
 
@@ -181,14 +193,19 @@ recorded = [
 recorded.sort(key=lambda event: event.time_range.start)
 dispatched = [event.name.removeprefix("aten::") for event in recorded]
 program_order = [str(node.target).split(".")[1] for node in operations]
-print("dispatched:", ", ".join(dispatched))
+print(compperf.tr("dispatched: {operators}", operators=", ".join(dispatched)))
 if dispatched == program_order:
-    say(
-        "The operators reached the backend in program order, one call at a time, "
-        "although the two ones calls do not depend on each other."
+    compperf.say(
+        "The operators reached the backend in program order, one call at a "
+        "time, although the two ones calls do not depend on each other."
     )
 else:
-    print("The recorded order differs from the program order:", program_order)
+    print(
+        compperf.tr(
+            "The recorded order differs from the program order: {order}",
+            order=program_order,
+        )
+    )
 
 # %%
 # A synchronization point is where Python waits for the queue: when it needs a
@@ -213,12 +230,12 @@ loss = (x * y + 2).sum()
 
 
 def label(node):
-    if hasattr(node, "variable"):  # AccumulateGrad writes a leaf's .grad
+    if hasattr(node, "variable"):  # AccumulateGrad writes a leaf's .grad.
         return f"AccumulateGrad({'x' if node.variable is x else 'y'})"
     return node.name()
 
 
-feeds = {}  # node -> the nodes that send it gradients
+feeds = {}  # For each node, the nodes that send it gradients.
 ran = []
 stack, seen = [loss.grad_fn], set()
 while stack:
@@ -232,17 +249,23 @@ while stack:
             feeds.setdefault(label(child), set()).add(label(node))
             stack.append(child)
 loss.backward()
-print("backward ran:", " -> ".join(ran))
+print(compperf.tr("backward ran: {nodes}", nodes=" -> ".join(ran)))
 topological = all(
     ran.index(parent) < ran.index(node)
     for node, parents in feeds.items()
     for parent in parents
 )
 if topological:
-    say(
-        f"The engine ran {len(ran)} nodes, each one after every node that "
-        "feeds it gradients. Nothing orders the two AccumulateGrad nodes: "
-        "they are independent."
+    compperf.say(
+        compperf.tr_plural(
+            "The engine ran {n} node, each one after every node that feeds it "
+            "gradients. Nothing orders the two AccumulateGrad nodes: they are "
+            "independent.",
+            "The engine ran {n} nodes, each one after every node that feeds it "
+            "gradients. Nothing orders the two AccumulateGrad nodes: they are "
+            "independent.",
+            len(ran),
+        )
     )
 
 # %%
@@ -272,9 +295,8 @@ if device.type == "cuda":
     main = torch.cuda.current_stream()
     side = torch.cuda.Stream()
     a = torch.randn(4096, 4096, device=device)
-    chunks = [
-        torch.randn(4096, 4096).pin_memory() for _ in range(8)
-    ]  # 512 MiB
+    # Eight chunks of 64 MiB: 512 MiB in pinned host memory.
+    chunks = [torch.randn(4096, 4096).pin_memory() for _ in range(8)]
 
     def compute():
         for _ in range(10):
@@ -302,7 +324,7 @@ if device.type == "cuda":
 
     def device_time(fn, runs=3):
         """The shortest device time of fn over a few runs, in seconds (CUDA events)."""
-        fn()  # warm-up
+        fn()  # A warm-up run, not timed.
         times = []
         for _ in range(runs):
             torch.cuda.synchronize()
@@ -315,41 +337,55 @@ if device.type == "cuda":
             times.append(start.elapsed_time(end) / 1e3)
         return min(times)
 
-    times = {
-        "compute alone": device_time(compute),
-        "copy alone": device_time(copy),
-        "one stream": device_time(one_stream),
-        "two streams": device_time(two_streams),
-    }
-    for name, seconds in times.items():
-        print(f"{name:>14}: {compperf.format_time(seconds)}")
-    hidden = times["one stream"] - times["two streams"]
-    shorter = min(times["compute alone"], times["copy alone"])
+    compute_alone = device_time(compute)
+    copy_alone = device_time(copy)
+    on_one_stream = device_time(one_stream)
+    on_two_streams = device_time(two_streams)
+    for label, seconds in (
+        (compperf.tr("compute alone"), compute_alone),
+        (compperf.tr("copy alone"), copy_alone),
+        (compperf.tr("one stream"), on_one_stream),
+        (compperf.tr("two streams"), on_two_streams),
+    ):
+        print(
+            compperf.tr(
+                "{label:>14}: {time}",
+                label=label,
+                time=compperf.format_time(seconds),
+            )
+        )
+    hidden = on_one_stream - on_two_streams
+    shorter = min(compute_alone, copy_alone)
     if hidden > 0.2 * shorter:
-        say(
-            f"On {device} the second stream hid {compperf.format_time(hidden)} of "
-            f"work: {hidden / shorter:.0%} of the shorter task ran while the other one did."
+        compperf.say(
+            "On {device} the second stream hid {hidden} of work: {share:.0%} of "
+            "the shorter task ran while the other one did.",
+            device=device,
+            hidden=compperf.format_time(hidden),
+            share=hidden / shorter,
         )
     else:
-        say(
-            f"On {device} the two streams did not overlap measurably: they took "
-            f"{compperf.format_time(times['two streams'])} against "
-            f"{compperf.format_time(times['one stream'])} on one stream."
+        compperf.say(
+            "On {device} the two streams did not overlap measurably: they took "
+            "{two} against {one} on one stream.",
+            device=device,
+            two=compperf.format_time(on_two_streams),
+            one=compperf.format_time(on_one_stream),
         )
 elif device.type == "mps":
-    say(
+    compperf.say(
         "PyTorch gives Python no second stream on Apple's MPS backend, so this "
-        "page cannot show overlap there. On CUDA, this cell copies 512 MiB to the GPU "
-        "on a second stream while the first one multiplies matrices."
+        "page cannot show overlap there. On CUDA, this cell copies 512 MiB to "
+        "the GPU on a second stream while the first one multiplies matrices."
     )
 else:
-    say(
-        "This page runs on a CPU, which has no streams: each operator has finished "
-        "when its call returns, so this cell does not run. On CUDA it copies 512 MiB "
-        "from pinned host memory to the GPU on a second stream while the first "
-        "stream multiplies matrices. The GPU's copy engines move the data while its "
-        "cores compute, so two streams take about as long as the longer task; one "
-        "stream takes the sum of both."
+    compperf.say(
+        "This page runs on a CPU, which has no streams: each operator has "
+        "finished when its call returns, so this cell does not run. On CUDA it "
+        "copies 512 MiB from pinned host memory to the GPU on a second stream "
+        "while the first stream multiplies matrices. The GPU's copy engines "
+        "move the data while its cores compute, so two streams take about as "
+        "long as the longer task; one stream takes the sum of both."
     )
 
 # %%

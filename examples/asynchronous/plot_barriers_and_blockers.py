@@ -16,19 +16,12 @@ matplotlib``, and compperf as :ref:`run-yourself` explains.
 # --------------------------
 # The first lines say which device and software produced the numbers on this page.
 import io
-import textwrap
 import warnings
 
 import matplotlib.pyplot as plt
 import torch
 
 import compperf
-
-
-def say(sentence):
-    """Print a conclusion as a paragraph of its own, wrapped to 70 columns."""
-    print(f"\n{textwrap.fill(sentence)}\n")
-
 
 device = compperf.try_gpu()
 print(compperf.environment(device))
@@ -54,7 +47,13 @@ if os.environ.get("COMPPERF_FAST") == "1":
 steps = 10
 a = torch.randn(size, size, device=device)
 print(
-    f"one step: {steps} products of a {size} x {size} float32 matrix on {device}"
+    compperf.tr_plural(
+        "one step: {n} product of a {size} x {size} float32 matrix on {device}",
+        "one step: {n} products of a {size} x {size} float32 matrix on {device}",
+        steps,
+        size=size,
+        device=device,
+    )
 )
 
 
@@ -65,22 +64,26 @@ def work():
 
 
 def to_numpy(t):
-    return (
-        t.cpu().numpy()
-    )  # .numpy() works only on CPU tensors; .cpu() is free there
+    # .numpy() works only on CPU tensors; .cpu() costs nothing there.
+    return t.cpu().numpy()
 
 
 def print_tensor(t):
-    print(t, file=io.StringIO())  # formats every shown value, as print(t) does
+    # This formats every value shown, as print(t) does, but prints nothing.
+    print(t, file=io.StringIO())
 
 
+# Each way to wait has a name that labels the table and the figure. The
+# names that are code read the same in every language.
 blockers = {
-    "no blocker": lambda b: None,
-    "compperf.synchronize()": lambda b: compperf.synchronize(device),
-    ".item()": lambda b: b[0, 0].item(),
-    ".cpu()": lambda b: b.cpu(),
-    ".numpy()": to_numpy,
-    "print(tensor)": print_tensor,
+    compperf.tr("no blocker"): lambda b: None,
+    compperf.tr("compperf.synchronize()"): lambda b: compperf.synchronize(
+        device
+    ),
+    compperf.tr(".item()"): lambda b: b[0, 0].item(),
+    compperf.tr(".cpu()"): lambda b: b.cpu(),
+    compperf.tr(".numpy()"): to_numpy,
+    compperf.tr("print(tensor)"): print_tensor,
 }
 
 # %%
@@ -107,11 +110,13 @@ def if_tensor(b):
 
 blockers.update(
     {
-        "b[b > 0]": lambda b: b[b > 0],
-        "b.nonzero()": lambda b: b.nonzero(),
-        "b[0].tolist()": lambda b: b[0].tolist(),
-        "if b.sum() > 0:": if_tensor,
-        "torch.where(b > 0, b, 0)": lambda b: torch.where(b > 0, b, 0),
+        compperf.tr("b[b > 0]"): lambda b: b[b > 0],
+        compperf.tr("b.nonzero()"): lambda b: b.nonzero(),
+        compperf.tr("b[0].tolist()"): lambda b: b[0].tolist(),
+        compperf.tr("if b.sum() > 0:"): if_tensor,
+        compperf.tr("torch.where(b > 0, b, 0)"): lambda b: torch.where(
+            b > 0, b, 0
+        ),
     }
 )
 
@@ -123,44 +128,56 @@ blockers.update(
 # ``non_blocking=True`` copy from *pinned* (page-locked) host memory is queued
 # like a kernel, but from ordinary *pageable* memory the driver first stages the
 # data, and the call can wait for the queue ahead of it.
+stream_synchronize = compperf.tr("stream.synchronize()")
+event_synchronize = compperf.tr("event.synchronize()")
 not_measured = {}
+has_events = False
 if device.type == "cpu":
     not_measured = {
-        "stream.synchronize()": "no streams on the CPU",
-        "event.synchronize()": "no events on the CPU",
+        stream_synchronize: compperf.tr("no streams on the CPU"),
+        event_synchronize: compperf.tr("no events on the CPU"),
     }
 else:
     try:
         stream = torch.accelerator.current_stream(device)
         torch.Event(device=device)
-    except (
-        RuntimeError
-    ) as error:  # a backend without the generic stream and event API
+    except RuntimeError as error:
+        # This backend lacks the generic stream and event API.
         not_measured = dict.fromkeys(
-            ["stream.synchronize()", "event.synchronize()"], str(error)
+            [stream_synchronize, event_synchronize], str(error)
         )
     else:
 
-        def event_synchronize(b):
+        def wait_for_event(b):
             event = torch.Event(device=device)
             event.record(stream)
             event.synchronize()
 
-        blockers["stream.synchronize()"] = lambda b: stream.synchronize()
-        blockers["event.synchronize()"] = event_synchronize
+        blockers[stream_synchronize] = lambda b: stream.synchronize()
+        blockers[event_synchronize] = wait_for_event
+        has_events = True
 if device.type == "cuda":
     pageable = torch.randn(size, size)
     pinned = pageable.pin_memory()
-    blockers["copy from pageable memory"] = lambda b: pageable.to(
+    blockers[compperf.tr("copy from pageable memory")] = lambda b: pageable.to(
         device, non_blocking=True
     )
-    blockers["copy from pinned memory"] = lambda b: pinned.to(
+    blockers[compperf.tr("copy from pinned memory")] = lambda b: pinned.to(
         device, non_blocking=True
     )
 else:
-    not_measured["host-to-device copies"] = f"nothing to copy to on {device}"
+    not_measured[compperf.tr("host-to-device copies")] = compperf.tr(
+        "nothing to copy to on {device}", device=device
+    )
 for name, reason in not_measured.items():
-    print(f"not measured on {device}: {name} ({reason})")
+    print(
+        compperf.tr(
+            "not measured on {device}: {name} ({reason})",
+            device=device,
+            name=name,
+            reason=reason,
+        )
+    )
 
 # %%
 # Timing the steps
@@ -172,9 +189,9 @@ for name, reason in not_measured.items():
 # the machine does not land on one of them only. The table lists the median and
 # the IQR per step; ``vs first`` is the ratio to the step without a blocker.
 timers = {name: compperf.Timer() for name in blockers}
-for _ in range(1 + repeats):  # the first run is the warm-up
+for _ in range(1 + repeats):  # The first run is the warm-up.
     for name, blocker in blockers.items():
-        compperf.synchronize(device)  # drain the queue outside the clock
+        compperf.synchronize(device)  # Drain the queue outside the clock.
         timers[name].start()
         blocker(work())
         timers[name].stop()
@@ -189,7 +206,9 @@ results = [
 print(
     compperf.compare(
         results,
-        title="Python thread held per step (host clock, no synchronization)",
+        title=compperf.tr(
+            "Python thread held per step (host clock, no synchronization)"
+        ),
     )
 )
 
@@ -205,29 +224,45 @@ returns_early = (
     synchronized.median > EARLY * baseline.median
     and synchronized.median - baseline.median > baseline.iqr + synchronized.iqr
 )
+
+
+def enumeration(names):
+    """The names as one list for a sentence, "a, b, c", or "none"."""
+    if not names:
+        return compperf.tr("none")
+    listed = names[0]
+    for name in names[1:]:
+        listed = compperf.tr("{listed}, {name}", listed=listed, name=name)
+    return listed
+
+
 if returns_early:
     halfway = (baseline.median + synchronized.median) / 2
     waited = [m.description for m in results[2:] if m.median > halfway]
     went_on = [m.description for m in results[2:] if m.median <= halfway]
-    say(
-        f"On {device} a step without a blocker returns after {compperf.format_time(baseline.median)}; "
-        f"with a barrier Python waits {compperf.format_time(synchronized.median)}, until the "
-        "device has finished."
+    compperf.say(
+        "On {device} a step without a blocker returns after {baseline}; with a "
+        "barrier Python waits {synchronized}, until the device has finished.",
+        device=device,
+        baseline=compperf.format_time(baseline.median),
+        synchronized=compperf.format_time(synchronized.median),
     )
-    say(
-        "Python waited for the device in: "
-        + (", ".join(waited) or "none")
-        + ". It went on without waiting in: "
-        + (", ".join(went_on) or "none")
-        + "."
+    compperf.say(
+        "Python waited for the device in: {waited}. It went on without "
+        "waiting in: {went_on}.",
+        waited=enumeration(waited),
+        went_on=enumeration(went_on),
     )
 else:
-    say(
-        f"On {device} a step without a blocker takes as long as one with a barrier "
-        f"({compperf.format_time(baseline.median)} against {compperf.format_time(synchronized.median)}): "
-        "the work is done when the call returns, so waiting costs almost nothing. "
-        "Where a blocker still costs more, it pays for its own work, such as a copy "
-        "or formatting the printed text."
+    compperf.say(
+        "On {device} a step without a blocker takes as long as one with a "
+        "barrier ({baseline} against {synchronized}): the work is done when "
+        "the call returns, so waiting costs almost nothing. Where a blocker "
+        "still costs more, it pays for its own work, such as a copy or "
+        "formatting the printed text.",
+        device=device,
+        baseline=compperf.format_time(baseline.median),
+        synchronized=compperf.format_time(synchronized.median),
     )
 
 # %%
@@ -245,8 +280,8 @@ ax.barh(
     color=["#999999"] + ["#1f77b4"] * (len(results) - 1),
 )
 ax.invert_yaxis()
-ax.set_xlabel("Python thread held per step (ms)")
-ax.set_title(f"Barriers and blockers on {device}")
+ax.set_xlabel(compperf.tr("Python thread held per step (ms)"))
+ax.set_title(compperf.tr("Barriers and blockers on {device}", device=device))
 fig.tight_layout()
 plt.show()
 
@@ -276,28 +311,23 @@ if device.type == "cuda":
                 )
         finally:
             torch.cuda.set_sync_debug_mode("default")
-    say(
-        "The sync debug mode warned for: "
-        + (
-            ", ".join(name for name, warned in flagged.items() if warned)
-            or "none"
-        )
-        + ". It stayed silent for: "
-        + (
-            ", ".join(name for name, warned in flagged.items() if not warned)
-            or "none"
-        )
-        + "."
+    compperf.say(
+        "The sync debug mode warned for: {warned}. It stayed silent for: "
+        "{silent}.",
+        warned=enumeration([name for name, w in flagged.items() if w]),
+        silent=enumeration([name for name, w in flagged.items() if not w]),
     )
 else:
-    say(
-        f"The sync debug mode exists for CUDA only, and this page runs on {device}, "
-        "so this cell does not run it. On CUDA it warns for the calls that copy "
-        "values to the host (.item(), .cpu(), .numpy(), .tolist(), printing), for "
-        "boolean-mask indexing, nonzero(), if tensor: and stream.synchronize(), and "
-        "stays silent for torch.where. It does not flag torch.cuda.synchronize() "
-        "(which compperf.synchronize() calls), and a non_blocking copy from "
-        "pageable memory can block without a warning."
+    compperf.say(
+        "The sync debug mode exists for CUDA only, and this page runs on "
+        "{device}, so this cell does not run it. On CUDA it warns for the calls "
+        "that copy values to the host (.item(), .cpu(), .numpy(), .tolist(), "
+        "printing), for boolean-mask indexing, nonzero(), if tensor: and "
+        "stream.synchronize(), and stays silent for torch.where. It does not "
+        "flag torch.cuda.synchronize() (which compperf.synchronize() calls), "
+        "and a non_blocking copy from pageable memory can block without a "
+        "warning.",
+        device=device,
     )
 
 # %%
@@ -339,11 +369,13 @@ else:
 #    waits until the stream has reached it, not for the work queued after it.
 #    Reading a tensor that the first half computed would not do: the copy to
 #    the host is queued behind the second half on the same stream.
-if "event.synchronize()" not in blockers:
-    say(
-        f"On {device} there is no event to wait for. On a CPU every product has finished when its call returns, so waiting for "
-        "the middle and waiting for everything both return at once. On a GPU "
-        "this cell measures the difference."
+if not has_events:
+    compperf.say(
+        "On {device} there is no event to wait for. On a CPU every product has "
+        "finished when its call returns, so waiting for the middle and waiting "
+        "for everything both return at once. On a GPU this cell measures the "
+        "difference.",
+        device=device,
     )
 else:
     middle = torch.Event(device=device)
@@ -357,10 +389,18 @@ else:
     everything = compperf.Timer()
     compperf.synchronize(device)
     everything.stop()
-    say(
-        f"Waiting for the event in the middle took {compperf.format_time(mark.times[0])} "
-        f"(the first {steps} products); synchronizing the device then took "
-        f"{compperf.format_time(everything.times[0])} more (the other {steps})."
+    compperf.say(
+        compperf.tr_plural(
+            "Waiting for the event in the middle took {mark} (the first {n} "
+            "product); synchronizing the device then took {everything} more "
+            "(the other {n}).",
+            "Waiting for the event in the middle took {mark} (the first {n} "
+            "products); synchronizing the device then took {everything} more "
+            "(the other {n}).",
+            steps,
+            mark=compperf.format_time(mark.times[0]),
+            everything=compperf.format_time(everything.times[0]),
+        )
     )
 
 # %%

@@ -14,19 +14,11 @@ numpy``, and compperf as :ref:`run-yourself` explains.
 # The machine and the device
 # --------------------------
 # The first lines say which device and software produced the numbers on this page.
-import textwrap
-
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
 import compperf
-
-
-def say(sentence):
-    """Print a conclusion as a paragraph of its own, wrapped to 70 columns."""
-    print(f"\n{textwrap.fill(sentence)}\n")
-
 
 device = compperf.try_gpu()
 print(compperf.environment(device))
@@ -59,19 +51,26 @@ if os.environ.get("COMPPERF_FAST") == "1":
     timing = {"min_run_time": 0.01, "max_run_time": 0.05}
 # sphinx_gallery_end_ignore
 x = torch.randn(elements, device=device)
-print(f"y = x + 1 on {elements} float32 values on {device}; N in {counts}")
+print(
+    compperf.tr(
+        "y = x + 1 on {elements} float32 values on {device}; N in {counts}",
+        elements=elements,
+        device=device,
+        counts=counts,
+    )
+)
 
 
 def wait_once(n):
     for _ in range(n):
         y = x + 1
-    return y[0].item()  # one trip back to Python, at the end
+    return y[0].item()  # One trip back to Python, at the end.
 
 
 def wait_every_step(n):
     for _ in range(n):
         y = x + 1
-        y[0].item()  # the frontend waits for each result
+        y[0].item()  # The frontend waits for each result.
 
 
 # %%
@@ -85,13 +84,13 @@ ready = x + 1
 t1_measurement = compperf.measure(
     lambda: tiny + 1,
     device=device,
-    description="t1: frontend, one operation",
+    description=compperf.tr("t1: frontend, one operation"),
     **timing,
 )
 t3_measurement = compperf.measure(
     lambda: ready[0].item(),
     device=device,
-    description="t3: read one value back",
+    description=compperf.tr("t3: read one value back"),
     **timing,
 )
 t1, t3 = t1_measurement.median, t3_measurement.median
@@ -107,7 +106,11 @@ print(t3_measurement)
 # blocks, after a warm-up call.
 once = [
     compperf.measure(
-        wait_once, n, device=device, description=f"wait once, N={n}", **timing
+        wait_once,
+        n,
+        device=device,
+        description=compperf.tr("wait once, N={n}", n=n),
+        **timing,
     )
     for n in counts
 ]
@@ -116,12 +119,13 @@ every = [
         wait_every_step,
         n,
         device=device,
-        description=f"wait every step, N={n}",
+        description=compperf.tr("wait every step, N={n}", n=n),
         **timing,
     )
     for n in counts
 ]
-print(compperf.compare(once + every, title=f"Total time per loop on {device}"))
+title = compperf.tr("Total time per loop on {device}", device=device)
+print(compperf.compare(once + every, title=title))
 
 # %%
 # Fitting the model
@@ -151,15 +155,32 @@ error_once = float(
 )
 error_every = float(np.max(np.abs(n * c - every_median) / every_median))
 print(
-    f"t1 = {compperf.format_time(t1)}, t2 = {compperf.format_time(t2)} (fitted), t3 = {compperf.format_time(t3)}"
+    compperf.tr(
+        "t1 = {t1}, t2 = {t2} (fitted), t3 = {t3}",
+        t1=compperf.format_time(t1),
+        t2=compperf.format_time(t2),
+        t3=compperf.format_time(t3),
+    )
 )
 print(
-    f"t1 + N*t2 + t3 against 'wait once': worst point off by {error_once:.0%}"
+    compperf.tr(
+        "t1 + N*t2 + t3 against 'wait once': worst point off by {error:.0%}",
+        error=error_once,
+    )
 )
 print(
-    f"c = {compperf.format_time(c)} (fitted) against t1 + t2 + t3 = {compperf.format_time(t1 + t2 + t3)}"
+    compperf.tr(
+        "c = {c} (fitted) against t1 + t2 + t3 = {total}",
+        c=compperf.format_time(c),
+        total=compperf.format_time(t1 + t2 + t3),
+    )
 )
-print(f"N*c against 'wait every step': worst point off by {error_every:.0%}")
+print(
+    compperf.tr(
+        "N*c against 'wait every step': worst point off by {error:.0%}",
+        error=error_every,
+    )
+)
 
 # %%
 # What waiting every step costs
@@ -184,15 +205,29 @@ extra = float(
     np.median(np.array(every_timer.times) - np.array(once_timer.times))
 )
 if extra > 0:
-    say(
-        f"At N={counts[-1]}, waiting every step costs {compperf.format_time(extra)} more "
-        f"per loop (median of {pairs} paired runs): "
-        f"{compperf.format_time(extra / counts[-1])} per step."
+    compperf.say(
+        compperf.tr_plural(
+            "At N={largest}, waiting every step costs {extra} more per loop "
+            "(median of {n} paired run): {per_step} per step.",
+            "At N={largest}, waiting every step costs {extra} more per loop "
+            "(median of {n} paired runs): {per_step} per step.",
+            pairs,
+            largest=counts[-1],
+            extra=compperf.format_time(extra),
+            per_step=compperf.format_time(extra / counts[-1]),
+        )
     )
 else:
-    say(
-        f"At N={counts[-1]}, waiting every step costs no more than waiting once "
-        f"(median difference {compperf.format_time(extra)} over {pairs} paired runs)."
+    compperf.say(
+        compperf.tr_plural(
+            "At N={largest}, waiting every step costs no more than waiting "
+            "once (median difference {extra} over {n} paired run).",
+            "At N={largest}, waiting every step costs no more than waiting "
+            "once (median difference {extra} over {n} paired runs).",
+            pairs,
+            largest=counts[-1],
+            extra=compperf.format_time(extra),
+        )
     )
 
 # %%
@@ -205,28 +240,34 @@ ax.errorbar(
     once_median * 1e6,
     yerr=[m.iqr * 1e6 for m in once],
     fmt="o",
-    label="wait once (measured)",
+    label=compperf.tr("wait once (measured)"),
 )
 ax.errorbar(
     n,
     every_median * 1e6,
     yerr=[m.iqr * 1e6 for m in every],
     fmt="s",
-    label="wait every step (measured)",
+    label=compperf.tr("wait every step (measured)"),
 )
 grid = np.geomspace(n[0], n[-1], 100)
 ax.plot(
     grid,
     (t1 + grid * t2 + t3) * 1e6,
     color="C0",
-    label="t1 + N t2 + t3 (model)",
+    label=compperf.tr("t1 + N t2 + t3 (model)"),
 )
-ax.plot(grid, grid * c * 1e6, color="C1", linestyle="--", label="N c (model)")
+ax.plot(
+    grid,
+    grid * c * 1e6,
+    color="C1",
+    linestyle="--",
+    label=compperf.tr("N c (model)"),
+)
 ax.set_xscale("log", base=2)
 ax.set_yscale("log")
-ax.set_xlabel("N, operations per loop")
-ax.set_ylabel("time per loop (µs)")
-ax.set_title(f"Cost model on {device}")
+ax.set_xlabel(compperf.tr("N, operations per loop"))
+ax.set_ylabel(compperf.tr("time per loop (µs)"))
+ax.set_title(compperf.tr("Cost model on {device}", device=device))
 ax.legend()
 fig.tight_layout()
 plt.show()
@@ -268,20 +309,27 @@ def pipeline(n, t1, t2, t3):
     """Seconds for n queued operations and one read, frontend and backend in parallel."""
     done = 0.0
     for i in range(1, n + 1):
-        done = (
-            max(done, i * t1) + t2
-        )  # starts when issued and when the last one is done
+        # Operation i starts once it is issued and the one before is done.
+        done = max(done, i * t1) + t2
     return done + t3
 
 
-for name, t2_case in (("backend slower", 2 * t1), ("frontend slower", t1 / 2)):
+for case, t2_case in (
+    (compperf.tr("backend slower"), 2 * t1),
+    (compperf.tr("frontend slower"), t1 / 2),
+):
     simulated = pipeline(10000, t1, t2_case, t3)
     formula = t1 + 10000 * t2_case + t3
     holds = 10000 * t2_case > 9999 * t1
     print(
-        f"{name}: pipeline {compperf.format_time(simulated)}, "
-        f"t1 + 10000 t2 + t3 = {compperf.format_time(formula)}, "
-        f"condition {'holds' if holds else 'fails'}"
+        compperf.tr(
+            "{case}: pipeline {simulated}, t1 + 10000 t2 + t3 = {formula}, "
+            "condition {verdict}",
+            case=case,
+            simulated=compperf.format_time(simulated),
+            formula=compperf.format_time(formula),
+            verdict=compperf.tr("holds") if holds else compperf.tr("fails"),
+        )
     )
 
 # %%
@@ -289,10 +337,12 @@ for name, t2_case in (("backend slower", 2 * t1), ("frontend slower", t1 / 2)):
 # fails, the formula promises less time than the pipeline needs.
 #
 # 2. The two models, with this page's numbers:
-say(
-    f"On {device}, 10000 operations waiting once: about "
-    f"{compperf.format_time(t1 + 10000 * t2 + t3)}; waiting every step: about "
-    f"{compperf.format_time(10000 * c)}."
+compperf.say(
+    "On {device}, 10000 operations waiting once: about {once}; waiting every "
+    "step: about {every}.",
+    device=device,
+    once=compperf.format_time(t1 + 10000 * t2 + t3),
+    every=compperf.format_time(10000 * c),
 )
 
 # %%

@@ -14,19 +14,11 @@ numpy``, and compperf as :ref:`run-yourself` explains.
 # The machine and the device
 # --------------------------
 # The first lines say which device and software produced the numbers on this page.
-import textwrap
-
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
 import compperf
-
-
-def say(sentence):
-    """Print a conclusion as a paragraph of its own, wrapped to 70 columns."""
-    print(f"\n{textwrap.fill(sentence)}\n")
-
 
 device = compperf.try_gpu()
 print(compperf.environment(device))
@@ -52,7 +44,7 @@ if os.environ.get("COMPPERF_FAST") == "1":
     size, launches, memory_launches = 96, 100, 10
 # sphinx_gallery_end_ignore
 a = torch.randn(size, size, device=device)
-torch.mm(a, a)  # warm-up
+torch.mm(a, a)  # A warm-up product, not timed.
 
 rounds = 5
 backlogs, empty_waits = [], []
@@ -68,7 +60,7 @@ for _ in range(rounds):
     compperf.synchronize(device)
     backlogs.append(backlog.stop())
     backlog.start()
-    compperf.synchronize(device)  # nothing is queued now
+    compperf.synchronize(device)  # Nothing is queued now.
     empty_waits.append(backlog.stop())
 
 issued = np.array(issue.times)
@@ -78,18 +70,36 @@ empty_wait = min(empty_waits)
 # them when the final wait returned.
 pace = (issued.sum() + backlogs[-1]) / launches
 print(
-    f"{launches} products issued in {compperf.format_time(float(issued.sum()))} of host time"
+    compperf.tr_plural(
+        "{n} product issued in {time} of host time",
+        "{n} products issued in {time} of host time",
+        launches,
+        time=compperf.format_time(float(issued.sum())),
+    )
 )
 print(
-    f"last round: first call {compperf.format_time(issued[0])}, "
-    f"median call {compperf.format_time(float(np.median(issued)))}"
+    compperf.tr(
+        "last round: first call {first}, median call {median}",
+        first=compperf.format_time(issued[0]),
+        median=compperf.format_time(float(np.median(issued))),
+    )
 )
 print(
-    f"the device then needed {compperf.format_time(backlog_time)} more to finish "
-    f"(shortest of {rounds} rounds); the same wait with nothing queued took "
-    f"{compperf.format_time(empty_wait)}"
+    compperf.tr_plural(
+        "the device then needed {backlog} more to finish (shortest of {n} "
+        "round); the same wait with nothing queued took {empty}",
+        "the device then needed {backlog} more to finish (shortest of {n} "
+        "rounds); the same wait with nothing queued took {empty}",
+        rounds,
+        backlog=compperf.format_time(backlog_time),
+        empty=compperf.format_time(empty_wait),
+    )
 )
-print(f"one product took {compperf.format_time(pace)} on average")
+print(
+    compperf.tr(
+        "one product took {time} on average", time=compperf.format_time(pace)
+    )
+)
 
 # %%
 # The sentence below is chosen from the measurements. Work still queued when
@@ -97,16 +107,25 @@ print(f"one product took {compperf.format_time(pace)} on average")
 # ahead of the backend.
 queued_products = (backlog_time - empty_wait) / pace
 if queued_products >= 1:
-    say(
-        f"On {device} Python finished issuing while the device still had "
-        f"{compperf.format_time(backlog_time - empty_wait)} of work queued: "
-        f"about {queued_products:.0f} products."
+    compperf.say(
+        compperf.tr_plural(
+            "On {device} Python finished issuing while the device still had "
+            "{backlog} of work queued: about {n} product.",
+            "On {device} Python finished issuing while the device still had "
+            "{backlog} of work queued: about {n} products.",
+            round(queued_products),
+            device=device,
+            backlog=compperf.format_time(backlog_time - empty_wait),
+        )
     )
 else:
-    say(
-        f"On {device} nothing was left in a queue when the loop ended: the final wait "
-        f"took {compperf.format_time(backlog_time)}, less than one product more than a wait "
-        "with nothing queued. Each call returned only after its product was done."
+    compperf.say(
+        "On {device} nothing was left in a queue when the loop ended: the "
+        "final wait took {backlog}, less than one product more than a wait "
+        "with nothing queued. Each call returned only after its product was "
+        "done.",
+        device=device,
+        backlog=compperf.format_time(backlog_time),
     )
 
 # %%
@@ -118,17 +137,27 @@ else:
 # there is no queue, and the curves lie on each other.
 fig, ax = plt.subplots(figsize=(7, 4))
 index = np.arange(1, launches + 1)
-ax.plot(index, np.cumsum(issued) * 1e3, label="call returned to Python")
+ax.plot(
+    index,
+    np.cumsum(issued) * 1e3,
+    label=compperf.tr("call returned to Python"),
+)
 ax.plot(
     index,
     index * pace * 1e3,
     linestyle="--",
-    label="device done, at its average pace",
+    label=compperf.tr("device done, at its average pace"),
 )
-ax.set_xlabel("product number")
-ax.set_ylabel("time since the first call (ms)")
+ax.set_xlabel(compperf.tr("product number"))
+ax.set_ylabel(compperf.tr("time since the first call (ms)"))
 ax.set_title(
-    f"{launches} products of {size} x {size} on {device}, never waiting"
+    compperf.tr_plural(
+        "{n} product of {size} x {size} on {device}, never waiting",
+        "{n} products of {size} x {size} on {device}, never waiting",
+        launches,
+        size=size,
+        device=device,
+    )
 )
 ax.legend()
 fig.tight_layout()
@@ -169,25 +198,47 @@ def held_after_loop(keep):
 
 output_bytes = a.nbytes
 if device.type == "cpu":
-    say(
-        "On cpu PyTorch keeps no allocator statistics, and nothing is queued: each product "
-        f"exists once its call returns. A list of {memory_launches} products holds "
-        f"{memory_launches} x {output_bytes / 2**20:.2f} MiB = "
-        f"{memory_launches * output_bytes / 2**20:.1f} MiB, because you keep them."
+    compperf.say(
+        compperf.tr_plural(
+            "On cpu PyTorch keeps no allocator statistics, and nothing is "
+            "queued: each product exists once its call returns. A list of {n} "
+            "product holds {n} x {each:.2f} MiB = {total:.1f} MiB, because you "
+            "keep them.",
+            "On cpu PyTorch keeps no allocator statistics, and nothing is "
+            "queued: each product exists once its call returns. A list of {n} "
+            "products holds {n} x {each:.2f} MiB = {total:.1f} MiB, because you "
+            "keep them.",
+            memory_launches,
+            each=output_bytes / 2**20,
+            total=memory_launches * output_bytes / 2**20,
+        )
     )
 else:
     held = {keep: held_after_loop(keep) for keep in (False, True)}
-    for keep, how in ((False, "rebinding y"), (True, "keeping every result")):
+    for keep, how in (
+        (False, compperf.tr("rebinding y")),
+        (True, compperf.tr("keeping every result")),
+    ):
         print(
-            f"{how:>20}: {held[keep] / 2**20:8.1f} MiB held after {memory_launches} queued "
-            f"products ({held[keep] / output_bytes:.1f} products of {output_bytes / 2**20:.2f} MiB)"
+            compperf.tr_plural(
+                "{how:>20}: {mib:8.1f} MiB held after {n} queued product "
+                "({products:.1f} products of {each:.2f} MiB)",
+                "{how:>20}: {mib:8.1f} MiB held after {n} queued products "
+                "({products:.1f} products of {each:.2f} MiB)",
+                memory_launches,
+                how=how,
+                mib=held[keep] / 2**20,
+                products=held[keep] / output_bytes,
+                each=output_bytes / 2**20,
+            )
         )
     if held[False] < 0.1 * held[True]:
-        say(
-            "The queue itself held little memory; the kept references held the rest."
+        compperf.say(
+            "The queue itself held little memory; the kept references held the "
+            "rest."
         )
     else:
-        say("Here the queue itself held a large share of the memory.")
+        compperf.say("Here the queue itself held a large share of the memory.")
 
 # %%
 # Keep logged values as numbers (read them every few steps), or collect
@@ -230,7 +281,12 @@ else:
 kept = [torch.mm(a, a) for _ in range(memory_launches)]
 kept_bytes = sum(t.numel() * t.element_size() for t in kept)
 print(
-    f"{memory_launches} products of {size} x {size} float32: "
-    f"{kept_bytes / 2**20:.1f} MiB"
+    compperf.tr_plural(
+        "{n} product of {size} x {size} float32: {mib:.1f} MiB",
+        "{n} products of {size} x {size} float32: {mib:.1f} MiB",
+        memory_launches,
+        size=size,
+        mib=kept_bytes / 2**20,
+    )
 )
 del kept

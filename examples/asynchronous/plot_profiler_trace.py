@@ -16,7 +16,6 @@ matplotlib``, and compperf as :ref:`run-yourself` explains.
 # The first lines say which device and software produced the outputs on this page.
 import base64
 import tempfile
-import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -25,12 +24,6 @@ from torch.autograd import DeviceType
 from torch.profiler import ProfilerActivity, profile
 
 import compperf
-
-
-def say(sentence):
-    """Print a conclusion as a paragraph of its own, wrapped to 70 columns."""
-    print(f"\n{textwrap.fill(sentence)}\n")
-
 
 device = compperf.try_gpu()
 print(compperf.environment(device))
@@ -68,7 +61,14 @@ activities = [ProfilerActivity.CPU] + (
     [ProfilerActivity.CUDA] if records_device else []
 )
 print(
-    f"{steps} products of {size} x {size} on {device}; recording {[x.name for x in activities]}"
+    compperf.tr_plural(
+        "{n} product of {size} x {size} on {device}; recording {activities}",
+        "{n} products of {size} x {size} on {device}; recording {activities}",
+        steps,
+        size=size,
+        device=device,
+        activities=[x.name for x in activities],
+    )
 )
 
 matmuls()
@@ -102,25 +102,37 @@ kernels = [e for e in events if e.device_type != DeviceType.CPU]
 host_time = sum(e.time_range.elapsed_us() for e in host) * 1e-6
 kernel_time = sum(e.time_range.elapsed_us() for e in kernels) * 1e-6
 print(
-    f"host: {len(host)} aten::mm calls, {compperf.format_time(host_time)} in total"
+    compperf.tr_plural(
+        "host: {n} aten::mm call, {time} in total",
+        "host: {n} aten::mm calls, {time} in total",
+        len(host),
+        time=compperf.format_time(host_time),
+    )
 )
 if kernels:
     print(
-        f"device: {len(kernels)} kernels, {compperf.format_time(kernel_time)} in total"
+        compperf.tr_plural(
+            "device: {n} kernel, {time} in total",
+            "device: {n} kernels, {time} in total",
+            len(kernels),
+            time=compperf.format_time(kernel_time),
+        )
     )
     if kernel_time > host_time:
-        say(
-            f"The device computed for {kernel_time / host_time:.1f} times as long as the host "
-            "spent launching: the host was done long before the device."
+        compperf.say(
+            "The device computed for {ratio:.1f} times as long as the host "
+            "spent launching: the host was done long before the device.",
+            ratio=kernel_time / host_time,
         )
     else:
-        say(
+        compperf.say(
             "The host spent at least as long launching as the device computed."
         )
 else:
-    say(
-        f"No device events were recorded on {device}. On a CPU each aten::mm call does the "
-        "product itself, so the host time is the computation."
+    compperf.say(
+        "No device events were recorded on {device}. On a CPU each aten::mm "
+        "call does the product itself, so the host time is the computation.",
+        device=device,
     )
 
 # %%
@@ -132,7 +144,10 @@ else:
 # bars continue.
 fig, ax = plt.subplots(figsize=(7, 2.6))
 origin = min(e.time_range.start for e in host + kernels)
-rows = [("host: aten::mm", host, "C0"), ("device: kernels", kernels, "C1")]
+rows = [
+    (compperf.tr("host: aten::mm"), host, "C0"),
+    (compperf.tr("device: kernels"), kernels, "C1"),
+]
 for row, (_, row_events, colour) in enumerate(rows):
     spans = [
         ((e.time_range.start - origin) / 1e3, e.time_range.elapsed_us() / 1e3)
@@ -149,15 +164,23 @@ if not kernels:
     ax.text(
         0.5,
         1,
-        f"not recorded on {device}",
+        compperf.tr("not recorded on {device}", device=device),
         ha="center",
         transform=ax.get_yaxis_transform(),
     )
 ax.set_yticks(range(len(rows)), [label for label, _, _ in rows])
 ax.set_ylim(-0.6, len(rows) - 0.4)
 ax.invert_yaxis()
-ax.set_xlabel("time since the first event (ms)")
-ax.set_title(f"{steps} products of {size} x {size} on {device}")
+ax.set_xlabel(compperf.tr("time since the first event (ms)"))
+ax.set_title(
+    compperf.tr_plural(
+        "{n} product of {size} x {size} on {device}",
+        "{n} products of {size} x {size} on {device}",
+        steps,
+        size=size,
+        device=device,
+    )
+)
 fig.tight_layout()
 plt.show()
 
@@ -178,8 +201,11 @@ if os.environ.get("COMPPERF_OUTPUT_DIR"):
 trace_path = output_dir / "profiler_trace.json"
 prof.export_chrome_trace(str(trace_path))
 print(
-    f"trace written: {trace_path.name} "
-    f"({trace_path.stat().st_size / 1024:.0f} KiB)"
+    compperf.tr(
+        "trace written: {name} ({kib:.0f} KiB)",
+        name=trace_path.name,
+        kib=trace_path.stat().st_size / 1024,
+    )
 )
 
 
@@ -237,7 +263,12 @@ with profile(activities=activities) as reading_prof:
     compperf.synchronize(device)
 before = {e.name for e in prof.events()}
 added = sorted({e.name for e in reading_prof.events()} - before)
-print("operators added by the reads:", ", ".join(added) or "none")
+print(
+    compperf.tr(
+        "operators added by the reads: {operators}",
+        operators=", ".join(added) or compperf.tr("none"),
+    )
+)
 
 # %%
 # ``aten::item`` calls ``aten::_local_scalar_dense``, which copies the value to

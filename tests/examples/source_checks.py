@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import string
 import tokenize
 from itertools import pairwise
 
@@ -17,6 +18,8 @@ __all__ = [
     "IGNORE_END",
     "IGNORE_START",
     "book_ending_problems",
+    "message_problems",
+    "placeholder_problems",
     "run_yourself_problems",
     "section_titles",
     "text_blocks",
@@ -35,6 +38,10 @@ _NUMBERED = re.compile(r"^\s*(?:#|\d+)\. \S", re.MULTILINE)
 _RUN_YOURSELF = re.compile(r":ref:`(?:[^`<]*<)?run-yourself>?`")
 # Sections allowed after "Exercises": the answers, at the end of the page.
 _AFTER_EXERCISES = ("Answers",)
+# compperf's functions that take a message, and how many leading arguments are messages.
+_MESSAGE_ARGUMENTS = {"tr": 1, "tr_plural": 2, "say": 1}
+# say() also takes a message already made (a Text) by one of these, called right there.
+_MAKES_TEXT = ("tr", "tr_plural")
 
 
 def text_blocks(source: str) -> list[str]:
@@ -157,4 +164,106 @@ def run_yourself_problems(source: str) -> list[str]:
             "its 'To run this example yourself' paragraph does not point to "
             ":ref:`run-yourself` (where compperf comes from)"
         )
+    return problems
+
+
+def _compperf_function(call: ast.Call, imported: dict[str, str]) -> str | None:
+    """The compperf message function that ``call`` calls (``compperf.say(...)``, or a
+    name imported with ``from compperf import say``), or None."""
+    func = call.func
+    if (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "compperf"
+        and func.attr in _MESSAGE_ARGUMENTS
+    ):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return imported.get(func.id)
+    return None
+
+
+def message_problems(source: str) -> list[str]:
+    """Calls of ``compperf.tr``, ``tr_plural`` or ``say`` whose message is not a string
+    literal (an f-string, a variable, a concatenation, ``str.format``): the catalogs are
+    extracted from the source, so such a message reaches no translator. ``say`` may also
+    take a message made right there by ``tr`` or ``tr_plural``.
+    """
+    tree = ast.parse(source)
+    imported = {
+        alias.asname or alias.name: alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "compperf"
+        for alias in node.names
+        if alias.name in _MESSAGE_ARGUMENTS
+    }
+    problems = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _compperf_function(node, imported)
+        if name is None:
+            continue
+        count = _MESSAGE_ARGUMENTS[name]
+        if len(node.args) < count or any(isinstance(a, ast.Starred) for a in node.args):
+            problems.append(f"line {node.lineno}: {name}() without its message as a literal")
+            continue
+        for argument in node.args[:count]:
+            if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+                continue
+            if (
+                name == "say"
+                and isinstance(argument, ast.Call)
+                and _compperf_function(argument, imported) in _MAKES_TEXT
+            ):
+                continue
+            kind = "an f-string" if isinstance(argument, ast.JoinedStr) else "not a literal"
+            problems.append(
+                f"line {node.lineno}: the message of {name}() is {kind}: "
+                f"{ast.unparse(argument)[:60]}"
+            )
+    return problems
+
+
+def _placeholders(message: str) -> set[str]:
+    """The names of a message's placeholders: ``{seconds:.4f}`` is ``seconds``."""
+    return {
+        re.split(r"[.\[]", field)[0]
+        for _, field, _, _ in string.Formatter().parse(message)
+        if field is not None
+    }
+
+
+def placeholder_problems(source: str) -> list[str]:
+    """Literal messages of ``compperf.tr``, ``tr_plural`` and ``say`` whose placeholders
+    and keyword values disagree. A branch that did not run (a GPU-only cell on a CPU) would
+    raise only on the reader's machine; a value that no placeholder uses is a slip.
+    ``tr_plural`` fills ``{n}`` itself."""
+    tree = ast.parse(source)
+    imported = {
+        alias.asname or alias.name: alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "compperf"
+        for alias in node.names
+        if alias.name in _MESSAGE_ARGUMENTS
+    }
+    problems = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _compperf_function(node, imported)
+        messages = node.args[: _MESSAGE_ARGUMENTS.get(name, 0)]
+        literal = all(isinstance(m, ast.Constant) and isinstance(m.value, str) for m in messages)
+        if not messages or not literal or any(k.arg is None for k in node.keywords):
+            continue  # no literal message, or **values: nothing to compare
+        needed = set().union(*(_placeholders(m.value) for m in messages))
+        given = {keyword.arg for keyword in node.keywords}
+        if name == "tr_plural":
+            given.add("n")
+        if needed - given:
+            missing = ", ".join(sorted(needed - given))
+            problems.append(f"line {node.lineno}: {name}() gives no value for {missing}")
+        if given - needed - {"n"}:
+            unused = ", ".join(sorted(given - needed - {"n"}))
+            problems.append(f"line {node.lineno}: {name}() message does not use {unused}")
     return problems

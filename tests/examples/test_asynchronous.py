@@ -1,17 +1,23 @@
 """The chapter "Asynchronous computation": what each page claims holds when it runs.
 
 Every example runs alone through the shared harness (a fresh process, the tests' fast
-settings); a probe expression hands back, as JSON, the values the page computed.
+settings); a probe expression hands back, as JSON, the values the page computed, and the
+records of the messages it printed and drew, which must read in every language.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
+import tempfile
+import unicodedata
 from functools import cache
 from pathlib import Path
 
 import pytest
 from harness import Run, examples, run_alone
+
+from compperf import i18n
 
 CHAPTER = "asynchronous"
 
@@ -21,11 +27,11 @@ PROBES = {
         "device": str(device),
         "repeats": repeats,
         "runs": len(naive_times),
-        "naive_median": rows["loop returned (naive)"].median,
-        "naive_iqr": rows["loop returned (naive)"].iqr,
-        "synced_median": rows["result ready (synchronized)"].median,
-        "synced_iqr": rows["result ready (synchronized)"].iqr,
-        "wait_median": rows["then waited for the result"].median,
+        "naive_median": returned_row.median,
+        "naive_iqr": returned_row.iqr,
+        "synced_median": ready_row.median,
+        "synced_iqr": ready_row.iqr,
+        "wait_median": waited_row.median,
         "timings_agree": bool(timings_agree),
         "naive": naive,
         "synchronized": synchronized,
@@ -88,10 +94,25 @@ PROBES = {
 }
 
 
+# Imported at start-up (PYTHONPATH), before the example: every message it makes is kept.
+_START_RECORDING = "import compperf.i18n\ncompperf.i18n.start_recording()\n"
+
+
 @cache
+def _recorded(name: str) -> tuple[Run, list[dict]]:
+    """Each example run alone once per test session, with its probe and its messages."""
+    startup = Path(tempfile.mkdtemp(prefix="compperf-recording-"))
+    (startup / "sitecustomize.py").write_text(_START_RECORDING, encoding="utf-8")
+    probe = f'{{"page": {PROBES[name]}, "records": compperf.i18n.stop_recording()}}'
+    run = run_alone(name, probe=probe, PYTHONPATH=str(startup)).check()
+    shutil.rmtree(startup)
+    records = run.probe["records"]
+    run.probe = run.probe["page"]
+    return run, records
+
+
 def ran(name: str) -> Run:
-    """Each example run alone once per test session, with its probe."""
-    return run_alone(name, probe=PROBES[name]).check()
+    return _recorded(name)[0]
 
 
 def prose(out: str) -> str:
@@ -291,3 +312,32 @@ def test_profiler_trace_is_a_valid_chrome_trace():
     if p["device"] == "cpu":
         assert p["kernels"] == 0
         assert "No device events were recorded on cpu" in prose(run.stdout)
+
+
+# Every language but the source language, as the catalogs that ship with compperf hold them.
+TRANSLATED = i18n.available_languages()[1:]
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_SCRIPT = {"zh_CN": "CJK", "ru": "CYRILLIC"}
+
+
+def _in_script(text: str, code: str) -> bool:
+    return any(_SCRIPT[code] in unicodedata.name(char, "") for char in text)
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+@pytest.mark.parametrize("name", sorted(PROBES))
+def test_every_message_reads_in_the_language_with_the_same_numbers(name: str, code: str):
+    """What the page printed and drew, rendered in another language from the records alone
+    (as the zh_CN and ru builds do): translated, and with the numbers the run measured."""
+    run, records = _recorded(name)
+    assert records, f"{name} printed no message through compperf.tr or compperf.say"
+    for record in records:
+        english = i18n.render(record, "en")
+        translated = i18n.render(record, code, strict=True)
+        if record["wrap"]:  # a conclusion printed with compperf.say: the page shows it
+            assert english in run.stdout, english
+            assert _in_script(translated, code), f"{code} paragraph not translated: {english}"
+        assert sorted(_NUMBER.findall(translated)) == sorted(_NUMBER.findall(english)), (
+            f"{name}: the {code} text has other numbers than the English one:\n"
+            f"{english}\n{translated}"
+        )

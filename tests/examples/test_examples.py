@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 from harness import Run, chapters, examples, run_alone, run_chapter
-from source_checks import book_ending_problems, run_yourself_problems, visible_test_switches
+from source_checks import (
+    book_ending_problems,
+    message_problems,
+    placeholder_problems,
+    run_yourself_problems,
+    visible_test_switches,
+)
 
 ALL = [path for chapter in chapters() for path in examples(chapter)]
 
@@ -43,6 +49,14 @@ def test_example_ends_with_summary_and_exercises(path: Path) -> None:
 def test_example_shows_no_test_switch(path: Path) -> None:
     """Readers copy what they see: test settings live only in sphinx-gallery ignore blocks."""
     problems = visible_test_switches(_source(path))
+    assert not problems, f"{path.name}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda path: path.name)
+def test_example_passes_its_messages_as_literals(path: Path) -> None:
+    """What an example prints and draws reaches the catalogs only as a string literal, with
+    a value for each placeholder (also in the branches this machine does not run)."""
+    problems = message_problems(_source(path)) + placeholder_problems(_source(path))
     assert not problems, f"{path.name}:\n" + "\n".join(problems)
 
 

@@ -7,6 +7,8 @@ import textwrap
 import pytest
 from source_checks import (
     book_ending_problems,
+    message_problems,
+    placeholder_problems,
     run_yourself_problems,
     section_titles,
     text_blocks,
@@ -137,3 +139,66 @@ def test_run_yourself_passes() -> None:
 def test_run_yourself_fails(source: str, message: str) -> None:
     problems = run_yourself_problems(source)
     assert any(message in problem for problem in problems), problems
+
+
+def test_literal_messages_pass() -> None:
+    code = """
+    import compperf
+    from compperf import say as conclude, tr
+
+    compperf.say("On {device} it took {time}.", device=device, time=t)
+    compperf.say(compperf.tr_plural("{n} run", "{n} runs", n))
+    conclude(tr("A label"))
+    print(compperf.tr("A long message, " "in two literals: {x:.2f}", x=1.0))
+    label = compperf.tr_plural("{n} product", "{n} products", steps)
+    say(f"a local helper named say is not compperf's: {label}")
+    """
+    assert message_problems(example(code, BOOK_END)) == []
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        ('compperf.say(f"On {device} it took {t}.")\n', "the message of say() is an f-string"),
+        ("compperf.tr(label)\n", "the message of tr() is not a literal: label"),
+        ('compperf.tr("a" + b)\n', "the message of tr() is not a literal"),
+        ('compperf.tr("{x}".format(x=1))\n', "the message of tr() is not a literal"),
+        ('compperf.tr_plural("{n} run", plural, n)\n', "tr_plural() is not a literal: plural"),
+        ("compperf.say(text)\n", "the message of say() is not a literal: text"),
+        ('compperf.say(str(compperf.tr("x")))\n', "the message of say() is not a literal"),
+        ('from compperf import tr\ntr(f"{x}")\n', "the message of tr() is an f-string"),
+        ("compperf.tr(*parts)\n", "tr() without its message as a literal"),
+    ],
+)
+def test_message_that_is_no_literal_fails(code: str, message: str) -> None:
+    problems = message_problems(example("import compperf\n", code, BOOK_END))
+    assert len(problems) == 1, problems
+    assert message in problems[0]
+
+
+def test_placeholders_with_their_values_pass() -> None:
+    code = """
+    import compperf
+
+    compperf.say("On {device} it took {time:.2f} s.", device=d, time=t)
+    compperf.tr_plural("{n} run on {device}", "{n} runs on {device}", k, device=d)
+    compperf.tr_plural("one run", "{n} runs", k)
+    compperf.tr("{row[0]} and {row.name}", row=r)
+    compperf.tr("{a} {b}", **values)
+    """
+    assert placeholder_problems(example(code, BOOK_END)) == []
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        ('compperf.say("On {device}.")\n', "say() gives no value for device"),
+        ('compperf.tr("{a:.2f} {b}", a=1)\n', "tr() gives no value for b"),
+        ('compperf.tr("done", device=d)\n', "tr() message does not use device"),
+        ('compperf.tr_plural("{n} run", "{n} runs on {device}", k)\n', "no value for device"),
+    ],
+)
+def test_placeholder_without_its_value_fails(code: str, message: str) -> None:
+    problems = placeholder_problems(example("import compperf\n", code, BOOK_END))
+    assert len(problems) == 1, problems
+    assert message in problems[0]
