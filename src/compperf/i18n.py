@@ -13,14 +13,17 @@ from __future__ import annotations
 import contextlib
 import gettext
 import string
+import sys
 import textwrap
 import unicodedata
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "FONTS",
     "MissingTranslation",
     "Text",
     "available_languages",
@@ -66,6 +69,11 @@ class Text(str):
         self.record = record
         return self
 
+    def __reduce__(self) -> tuple[type[Text], tuple[str, dict[str, Any]]]:
+        # A figure keeps its labels (categorical ticks hold the Text itself), and the docs
+        # build pickles figures to draw them again in each language.
+        return (Text, (str(self), self.record))
+
 
 def available_languages() -> list[str]:
     """Language codes with catalogs in this installation, the source language first."""
@@ -86,6 +94,29 @@ def use_language(code: str) -> None:
         raise ValueError(f"no compperf catalogs for language {code!r} (found: {', '.join(known)})")
     global _language
     _language = code
+    if "matplotlib" in sys.modules:  # compperf never imports it; a script that draws has
+        _use_fonts(code)
+
+
+# Fonts that draw a language's script in figures, where DejaVu Sans (matplotlib's own,
+# which covers Latin and Cyrillic) cannot: Linux (Debian's fonts-noto-cjk), macOS, Windows.
+FONTS = {"zh_CN": ("Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei")}
+
+
+def _use_fonts(code: str) -> None:
+    """Let matplotlib fall back to the language's fonts for the glyphs DejaVu Sans lacks."""
+    from matplotlib import font_manager, rcParams
+
+    installed = {font.name for font in font_manager.fontManager.ttflist}
+    fonts = [name for name in FONTS.get(code, ()) if name in installed]
+    if FONTS.get(code) and not fonts:
+        warnings.warn(
+            f"no font for {code} text in figures is installed (any of: "
+            f"{', '.join(FONTS[code])}); on Debian or Ubuntu: apt-get install fonts-noto-cjk, "
+            "then delete matplotlib's font cache (matplotlib.get_cachedir())",
+            stacklevel=3,
+        )
+    rcParams["font.family"] = ["sans-serif", *fonts]
 
 
 def language() -> str:

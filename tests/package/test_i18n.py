@@ -88,3 +88,18 @@ def test_wrap_fills_words_and_breaks_cjk_by_columns():
     assert all(len(line.rstrip("，。")) <= 10 for line in lines)
     assert not any(line[0] in "，。" for line in lines)
     assert "".join(lines) == chinese
+
+
+def test_use_language_gives_figures_a_font_for_the_script():
+    pytest.importorskip("matplotlib")
+    from matplotlib import font_manager, rcParams
+
+    installed = {font.name for font in font_manager.fontManager.ttflist}
+    if "Noto Sans CJK SC" not in installed:
+        pytest.skip("no CJK font here (Debian: fonts-noto-cjk)")
+    try:
+        i18n.use_language("zh_CN")
+        assert rcParams["font.family"] == ["sans-serif", "Noto Sans CJK SC"]
+    finally:
+        i18n.use_language("en")
+    assert rcParams["font.family"] == ["sans-serif"]

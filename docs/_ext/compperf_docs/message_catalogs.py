@@ -123,6 +123,10 @@ def update(languages: Iterable[str]) -> list[Path]:
             po_path = folder / f"{domain}.po"
             catalog = _read(po_path, code)
             catalog.update(pot, update_creation_date=False)
+            for entry in catalog:
+                # Messages are str.format templates; babel also flags a "5 %" in one as
+                # python-format, and msgfmt --check then rejects correct translations.
+                entry.flags.discard("python-format")
             catalog.obsolete.clear()  # a removed message stays in git history, not here
             catalog.revision_date = catalog.creation_date = _EPOCH  # no churn in git
             catalog.last_translator = catalog.language_team = "The compperf team"
