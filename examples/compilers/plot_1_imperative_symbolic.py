@@ -29,12 +29,12 @@ import torch.utils.benchmark
 
 import compperf
 
-try:  # optional: draws the graphs; the page prints them as text without it
+try:  # Optional: it draws the graphs, and without it the page prints them as text.
     import graphviz
 except ImportError:
     graphviz = None
 
-MIN_RUN_TIME = 0.2  # seconds of timed calls per measurement
+MIN_RUN_TIME = 0.2  # Seconds of timed calls per measurement.
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
 import os
@@ -65,7 +65,9 @@ def fancy_func(a, b, c, d):
     return g
 
 
-print("imperative result:", fancy_func(1, 2, 3, 4))
+print(
+    compperf.tr("imperative result: {result}", result=fancy_func(1, 2, 3, 4))
+)
 
 # %%
 # Symbolic: write the whole program first, then compile and run it
@@ -97,7 +99,7 @@ print(source)
 bytecode = compile(source, "<fancy_func program>", "exec")
 namespace = {}
 exec(bytecode, namespace)  # noqa: S102 -- the point of this cell: run a program built as text
-print("symbolic result:", namespace["result"])
+print(compperf.tr("symbolic result: {result}", result=namespace["result"]))
 
 # %%
 # PyTorch captures the same function as a graph
@@ -140,7 +142,11 @@ results = {
 }
 for name, value in results.items():
     assert value == fancy_func(1, 2, 3, 4), f"{name} gives {value}"
-print("all graphs compute the imperative result:", results)
+print(
+    compperf.tr(
+        "all graphs compute the imperative result: {results}", results=results
+    )
+)
 
 # %%
 # The graphs as pictures
@@ -164,60 +170,66 @@ def _label(node):
     return names.get(node.target, str(node.target)), "ellipse"
 
 
-def to_digraph(graph_module, title):
+def to_digraph(graph_module):
     """Draw an FX graph: one graphviz node per FX node, constants as notes."""
-    dot = graphviz.Digraph(
-        graph_attr={"label": title, "labelloc": "t", "fontsize": "20"}
-    )
+    dot = graphviz.Digraph()
     for node in graph_module.graph.nodes:
         label, shape = _label(node)
         dot.node(node.name, label, shape=shape)
-        for position, argument in enumerate(
-            node.args
-        ):  # output's args: (returned value,)
+        # The output node's only argument is the value it returns.
+        for position, argument in enumerate(node.args):
             if isinstance(argument, torch.fx.Node):
                 dot.edge(argument.name, node.name)
-            elif isinstance(
-                argument, (int, float)
-            ):  # a folded or literal constant
+            elif isinstance(argument, (int, float)):
+                # A constant: a literal in the code, or a value folded by the tracer.
                 constant = f"{node.name}_constant_{position}"
                 dot.node(constant, str(argument), **_CONSTANT_STYLE)
                 dot.edge(constant, node.name)
     return dot
 
 
+# Each graph under its title, which the figure shows above its picture.
 graphs = {
-    "traced": traced,
-    "a=1, b=2 fixed": half_fixed,
-    "all inputs fixed": all_fixed,
+    compperf.tr("traced"): traced,
+    compperf.tr("a=1, b=2 fixed"): half_fixed,
+    compperf.tr("all inputs fixed"): all_fixed,
 }
 
 
 def draw(graphs):
     """PNG images of the graphs, or None with a note when graphviz cannot draw."""
     if graphviz is None:
-        print("graphviz cannot draw here (the graphviz package is missing).")
+        print(
+            compperf.tr(
+                "graphviz cannot draw here (the graphviz package is missing)."
+            )
+        )
         return None
     try:
         return [
-            plt.imread(io.BytesIO(to_digraph(gm, title).pipe(format="png")))
-            for title, gm in graphs.items()
+            plt.imread(io.BytesIO(to_digraph(gm).pipe(format="png")))
+            for gm in graphs.values()
         ]
     except graphviz.ExecutableNotFound:
-        print("graphviz cannot draw here (its dot program is missing).")
+        print(
+            compperf.tr(
+                "graphviz cannot draw here (its dot program is missing)."
+            )
+        )
         return None
 
 
 pictures = draw(graphs)
 if pictures is None:
-    print("The graphs as text:")
+    print(compperf.tr("The graphs as text:"))
     for title, graph_module in graphs.items():
         print(title, graph_module.graph, sep="\n")
 else:
     widths = [picture.shape[1] for picture in pictures]
     fig, axes = plt.subplots(1, 3, figsize=(12, 4), width_ratios=widths)
-    for ax, picture in zip(axes, pictures, strict=True):
+    for ax, picture, title in zip(axes, pictures, graphs, strict=True):
         ax.imshow(picture)
+        ax.set_title(title)
         ax.set_axis_off()
     fig.tight_layout()
     plt.show()
@@ -236,12 +248,15 @@ else:
 # median time per call. Here it times the imperative version.
 
 a, b, c, d = (torch.randn(1000, device=device) for _ in range(4))
+task = compperf.tr(
+    "fancy_func on four tensors of {size} floats", size=a.numel()
+)
 timer = torch.utils.benchmark.Timer(
     stmt="fancy_func(a, b, c, d)",
     globals={"fancy_func": fancy_func, "a": a, "b": b, "c": c, "d": d},
     num_threads=torch.get_num_threads(),
-    label="fancy_func on four tensors of 1000 floats",
-    description="imperative",
+    label=task,
+    description=compperf.tr("imperative"),
 )
 print(timer.blocked_autorange(min_run_time=MIN_RUN_TIME))
 
@@ -265,13 +280,12 @@ timings = [
         description=name,
         min_run_time=MIN_RUN_TIME,
     )
-    for name, fn in (("imperative", fancy_func), ("FX GraphModule", traced))
-]
-print(
-    compperf.compare(
-        timings, title="fancy_func on four tensors of 1000 floats"
+    for name, fn in (
+        (compperf.tr("imperative"), fancy_func),
+        ("FX GraphModule", traced),
     )
-)
+]
+print(compperf.compare(timings, title=task))
 
 # %%
 # Summary

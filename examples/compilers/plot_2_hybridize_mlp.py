@@ -32,7 +32,7 @@ from torch import nn
 
 import compperf
 
-MIN_RUN_TIME = 0.2  # seconds of timed calls per measurement
+MIN_RUN_TIME = 0.2  # Seconds of timed calls per measurement.
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
 import os
@@ -59,7 +59,7 @@ torch.manual_seed(0)
 net = get_net().to(device).requires_grad_(False)
 x = torch.randn(1, 512, device=device)
 reference = net(x)
-print("eager output:", reference)
+print(compperf.tr("eager output: {output}", output=reference))
 
 
 def synchronize():
@@ -84,9 +84,13 @@ start = time.perf_counter()
 with compperf.shown_warnings(r"`torch\.jit\."):
     scripted = torch.jit.script(net)
 script_seconds = time.perf_counter() - start
-print(f"torch.jit.script took {script_seconds:.3f} s")
+print(
+    compperf.tr(
+        "torch.jit.script took {seconds:.3f} s", seconds=script_seconds
+    )
+)
 torch.testing.assert_close(scripted(x), reference)
-print("TorchScript output matches eager mode.", end="\n\n")
+print(compperf.tr("TorchScript output matches eager mode."), end="\n\n")
 
 # %%
 # What the first ``torch.compile`` of a process pays
@@ -117,14 +121,23 @@ def prepare_compiler():
 
 try:
     setup_seconds = prepare_compiler()
-except torch._dynamo.exc.BackendCompilerFailed as error:  # no C++ compiler
+except (
+    torch._dynamo.exc.BackendCompilerFailed
+) as error:  # No C++ compiler here.
     setup_seconds = None
     print(
-        "torch.compile failed here, so the page continues without it: "
-        f"{type(error).__name__}: {str(error).splitlines()[0]}"
+        compperf.tr(
+            "torch.compile failed here, so the page continues without it: {error}",
+            error=f"{type(error).__name__}: {str(error).splitlines()[0]}",
+        )
     )
 else:
-    print(f"compiling a one-line function took {setup_seconds:.3f} s")
+    print(
+        compperf.tr(
+            "compiling a one-line function took {seconds:.3f} s",
+            seconds=setup_seconds,
+        )
+    )
 
 # %%
 # torch.compile: capture with Dynamo, generate code with Inductor
@@ -157,9 +170,14 @@ if setup_seconds is not None:
     compiled_output, (generated,) = run_and_get_code(compiled, x)
     synchronize()
     first_call_seconds = time.perf_counter() - start
-    print(f"torch.compile, first call: {first_call_seconds:.3f} s")
+    print(
+        compperf.tr(
+            "torch.compile, first call: {seconds:.3f} s",
+            seconds=first_call_seconds,
+        )
+    )
     torch.testing.assert_close(compiled_output, reference)
-    print("torch.compile output matches eager mode.", end="\n\n")
+    print(compperf.tr("torch.compile output matches eager mode."), end="\n\n")
 
 # %%
 # The calls in Inductor's generated ``call`` function, in order:
@@ -178,13 +196,27 @@ def launches(code):
 if compiled is not None:
     calls = launches(generated)
     for name in calls:
-        kind = "library" if name.startswith("extern") else "generated"
-        print(f"  {kind:<10} {name}")
+        if name.startswith("extern"):
+            kind = compperf.tr("library")
+        else:
+            kind = compperf.tr("generated")
+        print(compperf.tr("  {kind:<10} {name}", kind=kind, name=name))
     library = sum(name.startswith("extern_kernels.") for name in calls)
-    language = "Triton" if device.type == "cuda" else "C++"
+    kernels = compperf.tr_plural(
+        "{n} {language} kernel",
+        "{n} {language} kernels",
+        len(calls) - library,
+        language="Triton" if device.type == "cuda" else "C++",
+    )
+    products = compperf.tr_plural(
+        "{n} matrix product", "{n} matrix products", library
+    )
     print(
-        f"Inductor generated {len(calls) - library} {language} kernel(s) and "
-        f"left {library} matrix product(s) to a library.",
+        compperf.tr(
+            "Inductor generated {kernels} and left {products} to a library.",
+            kernels=kernels,
+            products=products,
+        ),
         end="\n\n",
     )
 
@@ -211,22 +243,41 @@ if compiled is not None:
 reduce_overhead = None
 if device.type == "cuda" and compiled is not None:
     reduce_overhead = torch.compile(net, mode="reduce-overhead")
-    for step in ("compile and warm up", "record", "replay"):
+    steps = (
+        compperf.tr("compile and warm up"),
+        compperf.tr("record"),
+        compperf.tr("replay"),
+    )
+    for step in steps:
         start = time.perf_counter()
         output = reduce_overhead(x)
         torch.cuda.synchronize(device)
-        print(f"reduce-overhead, {step}: {time.perf_counter() - start:.4f} s")
+        seconds = time.perf_counter() - start
+        print(
+            compperf.tr(
+                "reduce-overhead, {step}: {seconds:.4f} s",
+                step=step,
+                seconds=seconds,
+            )
+        )
     torch.testing.assert_close(output.clone(), reference)
-    print("reduce-overhead output matches eager mode.", end="\n\n")
+    print(
+        compperf.tr("reduce-overhead output matches eager mode."), end="\n\n"
+    )
 elif device.type != "cuda":
     print(
-        "mode='reduce-overhead' skipped: CUDA graphs need CUDA, "
-        f"this page runs on {device.type}.",
+        compperf.tr(
+            "mode='reduce-overhead' skipped: CUDA graphs need CUDA, "
+            "this page runs on {device}.",
+            device=device.type,
+        ),
         end="\n\n",
     )
 else:
     print(
-        "mode='reduce-overhead' skipped: torch.compile failed above.",
+        compperf.tr(
+            "mode='reduce-overhead' skipped: torch.compile failed above."
+        ),
         end="\n\n",
     )
 
@@ -244,11 +295,15 @@ else:
 start = time.perf_counter()
 exported = torch.export.export(net, (x,))
 export_seconds = time.perf_counter() - start
-print(f"torch.export.export took {export_seconds:.3f} s")
+print(
+    compperf.tr(
+        "torch.export.export took {seconds:.3f} s", seconds=export_seconds
+    )
+)
 print(exported.graph)
 exported_module = exported.module()
 torch.testing.assert_close(exported_module(x), reference)
-print("torch.export output matches eager mode.", end="\n\n")
+print(compperf.tr("torch.export output matches eager mode."), end="\n\n")
 
 # %%
 # Time per call, the PyTorch way
@@ -262,7 +317,7 @@ timer = torch.utils.benchmark.Timer(
     stmt="net(x)",
     globals={"net": net, "x": x},
     num_threads=torch.get_num_threads(),
-    description="eager",
+    description=compperf.tr("eager"),
 )
 print(timer.blocked_autorange(min_run_time=MIN_RUN_TIME))
 
@@ -279,17 +334,34 @@ if compiled is not None:
     versions["torch.compile"] = compiled
 if reduce_overhead is not None:
     versions["reduce-overhead"] = reduce_overhead
-versions["torch.export"] = exported_module  # the .module() of the program
+versions["torch.export"] = (
+    exported_module  # The callable .module() of the program.
+)
+# The name of each version in the tables and the chart.
+labels = {
+    "eager": compperf.tr("eager"),
+    "torch.jit.script": compperf.tr("torch.jit.script"),
+    "torch.compile": compperf.tr("torch.compile"),
+    "reduce-overhead": compperf.tr("reduce-overhead"),
+    "torch.export": compperf.tr("torch.export"),
+}
 
 timings = [
     compperf.measure(
-        model, x, device=device, description=name, min_run_time=MIN_RUN_TIME
+        model,
+        x,
+        device=device,
+        description=labels[name],
+        min_run_time=MIN_RUN_TIME,
     )
     for name, model in versions.items()
 ]
 print(
     compperf.compare(
-        timings, title=f"512-256-128-2 MLP, batch size {x.shape[0]}"
+        timings,
+        title=compperf.tr(
+            "512-256-128-2 MLP, batch size {batch}", batch=x.shape[0]
+        ),
     )
 )
 
@@ -307,8 +379,14 @@ ax.barh(
     capsize=4,
 )
 ax.invert_yaxis()
-ax.set_xlabel("time per call (µs), median ± IQR/2")
-ax.set_title(f"MLP forward pass, batch size {x.shape[0]}, on {device}")
+ax.set_xlabel(compperf.tr("time per call (µs), median ± IQR/2"))
+ax.set_title(
+    compperf.tr(
+        "MLP forward pass, batch size {batch}, on {device}",
+        batch=x.shape[0],
+        device=device,
+    )
+)
 fig.tight_layout()
 plt.show()
 
@@ -332,18 +410,32 @@ one_off = {
 if compiled is not None:
     one_off["torch.compile"] = first_call_seconds
 print(
-    f"{'version':<18}{'time vs eager':>15}{'one-off cost':>14}"
-    f"{'pays back after':>18}"
+    compperf.tr(
+        "{version:<18}{ratio:>15}{cost:>14}{pays_back:>18}",
+        version=compperf.tr("version"),
+        ratio=compperf.tr("time vs eager"),
+        cost=compperf.tr("one-off cost"),
+        pays_back=compperf.tr("pays back after"),
+    )
 )
-for m in timings[1:]:
-    cost = one_off.get(m.description)
+for name, m in zip(versions, timings, strict=True):
+    cost = one_off.get(name)
     if cost is None:
         continue
     saved = eager_time - m.median
-    pays_back = f"{cost / saved:,.0f} calls" if saved > 0 else "never"
+    if saved > 0:
+        calls = round(cost / saved)
+        pays_back = compperf.tr_plural("{n:,} call", "{n:,} calls", calls)
+    else:
+        pays_back = compperf.tr("never")
     print(
-        f"{m.description:<18}{m.median / eager_time:>14.3g}x"
-        f"{cost:>12.3f} s{pays_back:>18}"
+        compperf.tr(
+            "{version:<18}{ratio:>14.3g}x{cost:>12.3f} s{pays_back:>18}",
+            version=name,
+            ratio=m.median / eager_time,
+            cost=cost,
+            pays_back=pays_back,
+        )
     )
 
 # %%
@@ -392,16 +484,21 @@ class Branchy(nn.Module):
 
     def forward(self, x):
         h = torch.relu(self.first(x))
-        if h.sum() > 0:  # depends on the data
+        if h.sum() > 0:  # The branch depends on the data.
             return self.second(h)
         return self.second(-h)
 
 
 branchy = Branchy().to(device).requires_grad_(False)
 explanation = torch._dynamo.explain(branchy)(x)
+graphs = compperf.tr_plural("{n} graph", "{n} graphs", explanation.graph_count)
+breaks = compperf.tr_plural(
+    "{n} graph break", "{n} graph breaks", explanation.graph_break_count
+)
 print(
-    f"Dynamo captured {explanation.graph_count} graphs with "
-    f"{explanation.graph_break_count} graph break(s).",
+    compperf.tr(
+        "Dynamo captured {graphs} with {breaks}.", graphs=graphs, breaks=breaks
+    ),
     end="\n\n",
 )
 

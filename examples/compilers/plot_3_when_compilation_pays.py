@@ -28,7 +28,7 @@ from torch import nn
 
 import compperf
 
-MIN_RUN_TIME = 0.2  # seconds of timed calls per measurement
+MIN_RUN_TIME = 0.2  # Seconds of timed calls per measurement.
 BATCH_SIZES = [1, 8, 64, 512, 4096]
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
@@ -92,12 +92,21 @@ net = get_net().to(device).requires_grad_(False)
 with compperf.shown_warnings(r"`torch\.jit\."):
     scripted = torch.jit.script(net)
 try:
-    print(f"compiling a one-line function took {prepare_compiler():.3f} s")
-    compiled = torch.compile(net, dynamic=True)
-except torch._dynamo.exc.BackendCompilerFailed as error:  # no C++ compiler
     print(
-        "torch.compile failed here, so the sweep continues without it: "
-        f"{type(error).__name__}: {str(error).splitlines()[0]}"
+        compperf.tr(
+            "compiling a one-line function took {seconds:.3f} s",
+            seconds=prepare_compiler(),
+        )
+    )
+    compiled = torch.compile(net, dynamic=True)
+except (
+    torch._dynamo.exc.BackendCompilerFailed
+) as error:  # No C++ compiler here.
+    print(
+        compperf.tr(
+            "torch.compile failed here, so the sweep continues without it: {error}",
+            error=f"{type(error).__name__}: {str(error).splitlines()[0]}",
+        )
     )
     compiled = None
 
@@ -130,15 +139,29 @@ if compiled is not None:
         first_calls[size] = time.perf_counter() - start
         torch.testing.assert_close(output, net(x))
     graphs = graphs_compiled() - graphs_before
-    print("batch size  first call of the compiled model (s)")
+    print(compperf.tr("batch size  first call of the compiled model (s)"))
     for size, seconds in first_calls.items():
         print(f"{size:>10}  {seconds:.3f}")
-    print(
-        f"\nDynamo compiled {graphs} graph(s) for {len(BATCH_SIZES)} batch "
-        f"sizes, {sum(first_calls.values()):.2f} s of first calls in all.\n"
+    sizes = compperf.tr_plural(
+        "{n} batch size", "{n} batch sizes", len(BATCH_SIZES)
     )
+    print()
     print(
-        "torch.compile output matches eager mode at every batch size.",
+        compperf.tr_plural(
+            "Dynamo compiled {n} graph for {sizes}, "
+            "{seconds:.2f} s of first calls in all.",
+            "Dynamo compiled {n} graphs for {sizes}, "
+            "{seconds:.2f} s of first calls in all.",
+            graphs,
+            sizes=sizes,
+            seconds=sum(first_calls.values()),
+        )
+    )
+    print()
+    print(
+        compperf.tr(
+            "torch.compile output matches eager mode at every batch size."
+        ),
         end="\n\n",
     )
 
@@ -154,6 +177,12 @@ if compiled is not None:
 versions = {"eager": net, "torch.jit.script": scripted}
 if compiled is not None:
     versions["torch.compile"] = compiled
+# The name of each version in the tables and the plot.
+labels = {
+    "eager": compperf.tr("eager"),
+    "torch.jit.script": compperf.tr("torch.jit.script"),
+    "torch.compile": compperf.tr("torch.compile"),
+}
 
 timings = {name: [] for name in versions}
 for size, x in inputs.items():
@@ -163,13 +192,20 @@ for size, x in inputs.items():
                 model,
                 x,
                 device=device,
-                description=f"{name}, batch {size}",
+                description=compperf.tr(
+                    "{version}, batch {size}", version=labels[name], size=size
+                ),
                 min_run_time=MIN_RUN_TIME,
             )
         )
 
-print(f"time per call on {device}, median ± IQR")
-print(f"{'batch':>6}" + "".join(f"{name:>22}" for name in versions))
+print(compperf.tr("time per call on {device}, median ± IQR", device=device))
+header = compperf.tr("{batch:>6}", batch=compperf.tr("batch"))
+for name in versions:
+    header = compperf.tr(
+        "{columns}{version:>22}", columns=header, version=labels[name]
+    )
+print(header)
 for row, size in enumerate(BATCH_SIZES):
     cells = (
         f"{compperf.format_time(m[row].median)} ± {compperf.format_time(m[row].iqr)}"
@@ -220,26 +256,49 @@ for name in list(versions)[1:]:
     crossings[name] = point = crossover(BATCH_SIZES, ratios)
     pairs = zip(BATCH_SIZES, ratios, strict=True)
     ratio_text = ", ".join(f"{size}: {ratio:.2f}x" for size, ratio in pairs)
-    print(f"{name} time / eager time by batch size: {ratio_text}")
+    print(
+        compperf.tr(
+            "{version} time / eager time by batch size: {ratios}",
+            version=name,
+            ratios=ratio_text,
+        )
+    )
     if point is None:
         print(
-            f"  {name} is not faster than eager mode at the largest batch size measured "
-            f"({BATCH_SIZES[-1]}): no crossover in this range"
+            compperf.tr(
+                "  {version} is not faster than eager mode at the largest batch "
+                "size measured ({largest}): no crossover in this range",
+                version=name,
+                largest=BATCH_SIZES[-1],
+            )
         )
     elif point == BATCH_SIZES[0]:
         print(
-            f"  {name} is faster than eager mode at every measured batch size"
+            compperf.tr(
+                "  {version} is faster than eager mode at every measured batch size",
+                version=name,
+            )
         )
     else:
         print(
-            f"  {name} becomes faster than eager mode from a batch size of about "
-            f"{point:.0f} and stays faster up to {BATCH_SIZES[-1]}"
+            compperf.tr(
+                "  {version} becomes faster than eager mode from a batch size of "
+                "about {point:.0f} and stays faster up to {largest}",
+                version=name,
+                point=point,
+                largest=BATCH_SIZES[-1],
+            )
         )
     pairs = zip(BATCH_SIZES, timings[name], timings["eager"], strict=True)
     unclear = [str(size) for size, m, e in pairs if overlap(m, e)]
     if unclear:
         print(
-            f"  IQR ranges overlap with eager mode at batch sizes {', '.join(unclear)}"
+            compperf.tr_plural(
+                "  IQR ranges overlap with eager mode at batch size {sizes}",
+                "  IQR ranges overlap with eager mode at batch sizes {sizes}",
+                len(unclear),
+                sizes=", ".join(unclear),
+            )
         )
 
 # %%
@@ -258,11 +317,11 @@ for name, measurements in timings.items():
         max(m.median - m.iqr / 2, m.median / 10) * 1e6 for m in measurements
     ]
     upper = [(m.median + m.iqr / 2) * 1e6 for m in measurements]
-    (line,) = left.plot(BATCH_SIZES, medians, marker="o", label=name)
+    (line,) = left.plot(BATCH_SIZES, medians, marker="o", label=labels[name])
     left.fill_between(
         BATCH_SIZES, lower, upper, color=line.get_color(), alpha=0.2
     )
-    if name != "eager":  # eager mode is the dashed line at 1
+    if name != "eager":  # Eager mode is the dashed line at 1.
         speedups = [
             e * 1e6 / t for e, t in zip(eager_medians, medians, strict=True)
         ]
@@ -271,13 +330,15 @@ for name, measurements in timings.items():
             speedups,
             marker="o",
             color=line.get_color(),
-            label=name,
+            label=labels[name],
         )
     point = crossings.get(name)
     if point is not None and point != BATCH_SIZES[0]:
         right.axvline(point, color=line.get_color(), linestyle=":")
         right.annotate(
-            f"{name}\ncrossover ≈ {point:.0f}",
+            compperf.tr(
+                "{version}\ncrossover ≈ {point:.0f}", version=name, point=point
+            ),
             (point, 1),
             textcoords="offset points",
             xytext=(5, 10),
@@ -287,27 +348,25 @@ for name, measurements in timings.items():
 left.set(
     xscale="log",
     yscale="log",
-    xlabel="batch size",
-    ylabel="time per call (µs)",
-    title=f"MLP forward pass on {device}",
+    xlabel=compperf.tr("batch size"),
+    ylabel=compperf.tr("time per call (µs)"),
+    title=compperf.tr("MLP forward pass on {device}", device=device),
 )
 right.axhline(1, color="gray", linestyle="--")
 right.set(
     xscale="log",
     yscale="log",
-    xlabel="batch size",
-    ylabel="speed-up over eager mode",
+    xlabel=compperf.tr("batch size"),
+    ylabel=compperf.tr("speed-up over eager mode"),
 )
 found = [name for name, point in crossings.items() if point is not None]
-right.set_title(
-    "speed-up over eager mode"
-    if found
-    else "no crossover in the measured range"
-)
+if found:
+    right.set_title(compperf.tr("speed-up over eager mode"))
+else:
+    right.set_title(compperf.tr("no crossover in the measured range"))
+# The ticks read 0.5x and 2x rather than powers of ten.
 for axis in (right.yaxis.set_major_formatter, right.yaxis.set_minor_formatter):
-    axis(
-        ticker.FormatStrFormatter("%gx")
-    )  # 0.5x, 2x rather than powers of ten
+    axis(ticker.FormatStrFormatter("%gx"))
 for ax in (left, right):
     ax.legend()
 fig.tight_layout()
@@ -363,7 +422,7 @@ plt.show()
 
 graph_counts = {}
 for dynamic in (True, None, False):
-    torch.compiler.reset()  # forget earlier graphs; the statistics stay
+    torch.compiler.reset()  # Forget earlier graphs; the statistics stay.
     counted = torch.compile(net, dynamic=dynamic, backend="eager")
     before = graphs_compiled()
     for x in inputs.values():
@@ -371,7 +430,14 @@ for dynamic in (True, None, False):
     graph_counts[f"dynamic={dynamic}"] = graphs_compiled() - before
 print()
 for setting, count in graph_counts.items():
-    print(f"{setting}: Dynamo captured {count} graph(s).")
+    print(
+        compperf.tr_plural(
+            "{setting}: Dynamo captured {n} graph.",
+            "{setting}: Dynamo captured {n} graphs.",
+            count,
+            setting=setting,
+        )
+    )
 
 # %%
 # **2.** When the work per call is small compared with what compiling

@@ -106,9 +106,19 @@ def devices(program):
     return sorted({str(t.device) for t in program.state_dict.values()})
 
 
-print(f"weights of the exported program before the move: {devices(exported)}")
+print(
+    compperf.tr(
+        "weights of the exported program before the move: {devices}",
+        devices=devices(exported),
+    )
+)
 exported = move_to_device_pass(exported, "cpu")
-print(f"weights of the exported program after the move: {devices(exported)}")
+print(
+    compperf.tr(
+        "weights of the exported program after the move: {devices}",
+        devices=devices(exported),
+    )
+)
 torch.export.save(exported, folder / "mlp.pt2")
 
 # %%
@@ -124,23 +134,37 @@ torch.export.save(exported, folder / "mlp.pt2")
 def human(size):
     """A size in bytes as B, KiB or MiB, like ``ls -lh``."""
     if size < 1024:
-        return f"{size} B"
+        return compperf.tr("{size} B", size=size)
     if size < 1024**2:
-        return f"{size / 1024:.1f} KiB"
-    return f"{size / 1024**2:.1f} MiB"
+        return compperf.tr("{size:.1f} KiB", size=size / 1024)
+    return compperf.tr("{size:.1f} MiB", size=size / 1024**2)
 
 
 for path in sorted(folder.iterdir()):
+    size = path.stat().st_size
     print(
-        f"{path.stat().st_size:>10,} bytes  {human(path.stat().st_size):>9}  {path.name}"
+        compperf.tr(
+            "{size:>10,} bytes  {human:>9}  {name}",
+            size=size,
+            human=human(size),
+            name=path.name,
+        )
     )
 weights = sum(t.numel() * t.element_size() for t in net.state_dict().values())
 print(
-    f"{weights:>10,} bytes  {human(weights):>9}  the weights alone (float32)"
+    compperf.tr(
+        "{size:>10,} bytes  {human:>9}  the weights alone (float32)",
+        size=weights,
+        human=human(weights),
+    )
 )
+input_size = x.numel() * x.element_size()
 print(
-    f"{x.numel() * x.element_size():>10,} bytes  {human(x.numel() * x.element_size()):>9}  "
-    "the example input, which mlp.pt2 stores too"
+    compperf.tr(
+        "{size:>10,} bytes  {human:>9}  the example input, which mlp.pt2 stores too",
+        size=input_size,
+        human=human(input_size),
+    )
 )
 
 # %%
@@ -175,7 +199,8 @@ FILES = {
     "state_dict": "mlp_state_dict.pt",
 }
 
-# The frame around each loader: time the load, run the model, report as JSON.
+# The frame around each loader: it times the load, runs the model and reports
+# as JSON.
 CHILD = """\
 import importlib.util, json, re, sys, time, warnings
 from pathlib import Path
@@ -240,9 +265,17 @@ reports = {kind: load_in_fresh_process(kind) for kind in LOADERS}
 for kind, report in reports.items():
     torch.testing.assert_close(report["output"], reference.cpu())
     for message in report["deprecations"]:
-        print(f"{kind} loader, DeprecationWarning caught: {message}")
+        print(
+            compperf.tr(
+                "{kind} loader, DeprecationWarning caught: {message}",
+                kind=kind,
+                message=message,
+            )
+        )
 print(
-    "Every fresh process computed the same output as the original model.",
+    compperf.tr(
+        "Every fresh process computed the same output as the original model."
+    ),
     end="\n\n",
 )
 
@@ -272,15 +305,32 @@ print(
 # into a package that C++ runs without Python.
 
 print(
-    f"{'format':<13}{'size':>11}{'imported mlp_model':>20}{'ran on':>8}{'load':>10}{'process':>10}"
+    compperf.tr(
+        "{format:<13}{size:>11}{imported:>20}{device:>8}{load:>10}{process:>10}",
+        format=compperf.tr("format"),
+        size=compperf.tr("size"),
+        imported=compperf.tr("imported mlp_model"),
+        device=compperf.tr("ran on"),
+        load=compperf.tr("load"),
+        process=compperf.tr("process"),
+    )
 )
 for kind, report in reports.items():
     size = (folder / FILES[kind]).stat().st_size
-    imported = "yes" if report["mlp_model_imported"] else "no"
+    if report["mlp_model_imported"]:
+        imported = compperf.tr("yes")
+    else:
+        imported = compperf.tr("no")
     print(
-        f"{kind:<13}{human(size):>11}{imported:>20}{report['device']:>8}"
-        f"{compperf.format_time(report['load_seconds']):>10}"
-        f"{compperf.format_time(report['process_seconds']):>10}"
+        compperf.tr(
+            "{format:<13}{size:>11}{imported:>20}{device:>8}{load:>10}{process:>10}",
+            format=kind,
+            size=human(size),
+            imported=imported,
+            device=report["device"],
+            load=compperf.format_time(report["load_seconds"]),
+            process=compperf.format_time(report["process_seconds"]),
+        )
     )
     assert not report["mlp_model_importable_at_start"], (
         "the loader could see the model's code"
@@ -290,19 +340,36 @@ for kind, report in reports.items():
 # The sizes and load times as a chart.
 
 kinds = list(reports)
+# The formats' names label the bars.
+names = {
+    "TorchScript": compperf.tr("TorchScript"),
+    "torch.export": compperf.tr("torch.export"),
+    "state_dict": compperf.tr("state_dict"),
+}
+labels = [names[k] for k in kinds]
 fig, (size_ax, time_ax) = plt.subplots(1, 2, figsize=(9, 2.8))
-size_ax.barh(kinds, [(folder / FILES[k]).stat().st_size / 1024 for k in kinds])
-size_ax.axvline(
-    weights / 1024, color="gray", linestyle="--", label="weights alone"
+size_ax.barh(
+    labels, [(folder / FILES[k]).stat().st_size / 1024 for k in kinds]
 )
-size_ax.set(xlabel="file size (KiB)", title="size on disk")
+size_ax.axvline(
+    weights / 1024,
+    color="gray",
+    linestyle="--",
+    label=compperf.tr("weights alone"),
+)
+size_ax.set(
+    xlabel=compperf.tr("file size (KiB)"), title=compperf.tr("size on disk")
+)
 size_ax.legend(loc="lower right")
 time_ax.barh(
-    kinds,
+    labels,
     [reports[k]["load_seconds"] * 1e3 for k in kinds],
     color="tab:orange",
 )
-time_ax.set(xlabel="load time in a fresh process (ms)", title="one cold load")
+time_ax.set(
+    xlabel=compperf.tr("load time in a fresh process (ms)"),
+    title=compperf.tr("one cold load"),
+)
 for ax in (size_ax, time_ax):
     ax.invert_yaxis()
 fig.tight_layout()
@@ -347,21 +414,35 @@ workdir.cleanup()
 
 batch_of_8 = torch.randn(8, 512, device=device)
 try:
-    exported.module()(batch_of_8.cpu())  # the saved program is on the CPU
+    exported.module()(batch_of_8.cpu())  # The saved program is on the CPU.
 except (AssertionError, RuntimeError, ValueError) as error:
     print(f"{type(error).__name__}: {str(error).splitlines()[0]}")
 dynamic = torch.export.export(
     net, (x,), dynamic_shapes=({0: torch.export.Dim("batch")},)
 )
 output = dynamic.module()(batch_of_8)
-print(f"With a dynamic batch, 8 examples give {output.shape[0]} outputs.")
+print(
+    compperf.tr(
+        "With a dynamic batch, {examples} give {outputs}.",
+        examples=compperf.tr_plural(
+            "{n} example", "{n} examples", batch_of_8.shape[0]
+        ),
+        outputs=compperf.tr_plural(
+            "{n} output", "{n} outputs", output.shape[0]
+        ),
+    )
+)
 
 # %%
 # **2.** ``move_to_device_pass`` works on any program; on the ``meta`` device
 # the weights keep their shapes but hold no data.
 
 on_meta = move_to_device_pass(torch.export.export(net, (x,)), "meta")
-print(f"weights of the moved program: {devices(on_meta)}")
+print(
+    compperf.tr(
+        "weights of the moved program: {devices}", devices=devices(on_meta)
+    )
+)
 
 # %%
 # **3.** Unpickling can run arbitrary code, and a pickled module names

@@ -30,7 +30,7 @@ from torch import nn
 
 import compperf
 
-MIN_RUN_TIME = 0.2  # seconds of timed calls per measurement
+MIN_RUN_TIME = 0.2  # Seconds of timed calls per measurement.
 BATCH_SIZES = [1, 256]
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
@@ -89,7 +89,13 @@ models = {
 for name, (model, shape) in models.items():
     parameters = sum(p.numel() for p in model.parameters())
     print(
-        f"{name}: {parameters:,} parameters, input of shape (batch, {', '.join(map(str, shape))})"
+        compperf.tr_plural(
+            "{model}: {n:,} parameter, input of shape (batch, {shape})",
+            "{model}: {n:,} parameters, input of shape (batch, {shape})",
+            parameters,
+            model=name,
+            shape=", ".join(map(str, shape)),
+        )
     )
 
 # %%
@@ -144,13 +150,25 @@ _, export_setup = timed(
     nn.Linear(2, 2).to(device),
     (torch.ones(1, 2, device=device),),
 )
-print(f"exporting a one-layer model first took {export_setup:.3f} s")
+print(
+    compperf.tr(
+        "exporting a one-layer model first took {seconds:.3f} s",
+        seconds=export_setup,
+    )
+)
 try:
     print(
-        f"compiling a one-line function first took {prepare_compiler():.3f} s"
+        compperf.tr(
+            "compiling a one-line function first took {seconds:.3f} s",
+            seconds=prepare_compiler(),
+        )
     )
 except torch._dynamo.exc.BackendCompilerFailed:
-    print("torch.compile does not work here: the page goes on without it.")
+    print(
+        compperf.tr(
+            "torch.compile does not work here: the page goes on without it."
+        )
+    )
 variants, one_off, inputs, programs = {}, {}, {}, {}
 for name, (model, shape) in models.items():
     inputs[name] = {
@@ -175,30 +193,41 @@ for name, (model, shape) in models.items():
     compiled = torch.compile(model, dynamic=True)
     try:
         for size, x in inputs[name].items():
-            _, one_off[name, f"torch.compile, batch {size}"] = timed(
-                compiled, x
-            )
-    except (
-        torch._dynamo.exc.BackendCompilerFailed
-    ) as error:  # e.g. no C++ compiler
+            step = compperf.tr("torch.compile, batch {size}", size=size)
+            _, one_off[name, step] = timed(compiled, x)
+    # Compiling fails, for example, where there is no C++ compiler.
+    except torch._dynamo.exc.BackendCompilerFailed as error:
         print(
-            f"torch.compile failed for {name}, so the page continues without it: "
-            f"{type(error).__name__}: {str(error).splitlines()[0]}"
+            compperf.tr(
+                "torch.compile failed for {model}, so the page continues "
+                "without it: {error}",
+                model=name,
+                error=f"{type(error).__name__}: {str(error).splitlines()[0]}",
+            )
         )
     else:
         variants[name]["torch.compile"] = compiled
 
 print(
-    f"{'one-off cost (first call or conversion)':<40}{'MLP':>10}{'LeNet':>10}"
+    compperf.tr(
+        "{step:<40}{mlp:>10}{lenet:>10}",
+        step=compperf.tr("one-off cost (first call or conversion)"),
+        mlp="MLP",
+        lenet="LeNet",
+    )
 )
 for step in dict.fromkeys(step for _, step in one_off):
-    cells = (
+    mlp, lenet = (
         compperf.format_time(one_off[name, step])
         if (name, step) in one_off
-        else "failed"
+        else compperf.tr("failed")
         for name in models
     )
-    print(f"{step:<40}" + "".join(f"{cell:>10}" for cell in cells))
+    print(
+        compperf.tr(
+            "{step:<40}{mlp:>10}{lenet:>10}", step=step, mlp=mlp, lenet=lenet
+        )
+    )
 
 # %%
 # Same outputs everywhere
@@ -214,7 +243,7 @@ for name, versions in variants.items():
             torch.testing.assert_close(
                 run(x), expected, msg=f"{name} {version} batch {size}"
             )
-print("all versions agree with eager mode at every batch size:")
+print(compperf.tr("all versions agree with eager mode at every batch size:"))
 for name, versions in variants.items():
     print(f"  {name}: {', '.join(versions)}")
 
@@ -225,22 +254,32 @@ for name, versions in variants.items():
 # ``vs first`` column is each version's time relative to eager mode. Compare the
 # same row across the two models.
 
+# The name of each version in the tables and the chart.
+labels = {
+    "eager": compperf.tr("eager"),
+    "torch.jit.script": compperf.tr("torch.jit.script"),
+    "torch.export": compperf.tr("torch.export"),
+    "torch.compile": compperf.tr("torch.compile"),
+}
 timings = {}
 for name, versions in variants.items():
     for size, x in inputs[name].items():
-        timings[name, size] = [
-            compperf.measure(
+        timings[name, size] = {
+            version: compperf.measure(
                 run,
                 x,
                 device=device,
-                description=version,
+                description=labels[version],
                 min_run_time=MIN_RUN_TIME,
             )
             for version, run in versions.items()
-        ]
+        }
         print(
             compperf.compare(
-                timings[name, size], title=f"{name}, batch size {size}"
+                list(timings[name, size].values()),
+                title=compperf.tr(
+                    "{model}, batch size {size}", model=name, size=size
+                ),
             )
         )
         print()
@@ -253,14 +292,16 @@ for name, versions in variants.items():
 
 groups = list(timings)
 names = list(
-    dict.fromkeys(m.description for ms in timings.values() for m in ms[1:])
+    dict.fromkeys(
+        version for ms in timings.values() for version in list(ms)[1:]
+    )
 )
 fig, ax = plt.subplots(figsize=(8, 3.5))
 width = 0.8 / len(names)
 for i, version in enumerate(names):
     speedups = []
     for key in groups:
-        by_name = {m.description: m for m in timings[key]}
+        by_name = timings[key]
         speedups.append(
             by_name["eager"].median / by_name[version].median
             if version in by_name
@@ -273,18 +314,26 @@ for i, version in enumerate(names):
         heights,
         width,
         bottom=1,
-        label=version,
+        label=labels[version],
     )
 ax.axhline(1, color="gray", linestyle="--")
 ax.set_xticks(
     np.arange(len(groups)) + width * (len(names) - 1) / 2,
-    [f"{name}\nbatch {size}" for name, size in groups],
+    [
+        compperf.tr("{model}\nbatch {size}", model=name, size=size)
+        for name, size in groups
+    ],
 )
-ax.set_yscale("log")  # a ratio: 2x faster and 2x slower sit equally far from 1
+# A ratio: 2x faster and 2x slower sit equally far from 1.
+ax.set_yscale("log")
 for axis in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
     axis(ticker.FormatStrFormatter("%gx"))
-ax.set_ylabel("speed-up over eager mode")
-ax.set_title(f"Compiled versions against eager mode on {device}")
+ax.set_ylabel(compperf.tr("speed-up over eager mode"))
+ax.set_title(
+    compperf.tr(
+        "Compiled versions against eager mode on {device}", device=device
+    )
+)
 ax.legend(fontsize=8)
 fig.tight_layout()
 plt.show()
@@ -324,10 +373,26 @@ for name, (model, _) in models.items():
             [*example_args, *example_kwargs.values()]
         ),
     }
-print(f"{'bytes':<7}" + "".join(f"{column:>14}" for column in sizes["MLP"]))
+print(
+    compperf.tr(
+        "{bytes:<7}{weights:>14}{torchscript:>14}{export:>14}{state_dict:>14}"
+        "{example:>14}",
+        bytes=compperf.tr("bytes"),
+        weights=compperf.tr("weights"),
+        torchscript="TorchScript",
+        export="torch.export",
+        state_dict="state_dict",
+        example=compperf.tr("example input"),
+    )
+)
 for name, row in sizes.items():
     print(f"{name:<7}" + "".join(f"{size:>14,}" for size in row.values()))
-print("\nbytes that are neither weights nor, in a .pt2, the example input")
+print()
+print(
+    compperf.tr(
+        "bytes that are neither weights nor, in a .pt2, the example input"
+    )
+)
 print(
     f"{'':<7}"
     + "".join(
@@ -359,33 +424,47 @@ for name, row in sizes.items():
 
 def verdict(version, eager):
     """Compare two Measurements by their median, with the IQR as the margin of doubt."""
-    ratio = f"{version.median / eager.median:.2f}x"
+    ratio = version.median / eager.median
     if version.median + version.iqr / 2 < eager.median - eager.iqr / 2:
-        return f"{ratio} faster"
+        return compperf.tr("{ratio:.2f}x faster", ratio=ratio)
     if version.median - version.iqr / 2 > eager.median + eager.iqr / 2:
-        return f"{ratio} slower"
-    return f"{ratio} unclear"
+        return compperf.tr("{ratio:.2f}x slower", ratio=ratio)
+    return compperf.tr("{ratio:.2f}x unclear", ratio=ratio)
 
 
 first_size = BATCH_SIZES[0]
-key = f"torch.compile, batch {first_size}"
+key = compperf.tr("torch.compile, batch {size}", size=first_size)
 if ("MLP", key) in one_off and ("LeNet", key) in one_off:
     print(
-        f"compiling at batch {first_size}: MLP {one_off['MLP', key]:.2f} s, "
-        f"LeNet {one_off['LeNet', key]:.2f} s"
+        compperf.tr(
+            "compiling at batch {size}: MLP {mlp:.2f} s, LeNet {lenet:.2f} s",
+            size=first_size,
+            mlp=one_off["MLP", key],
+            lenet=one_off["LeNet", key],
+        )
     )
-print(f"{'time / eager time':<28}{'MLP':>16}{'LeNet':>16}")
+print(
+    compperf.tr(
+        "{row:<28}{mlp:>16}{lenet:>16}",
+        row=compperf.tr("time / eager time"),
+        mlp="MLP",
+        lenet="LeNet",
+    )
+)
 for size in BATCH_SIZES:
-    mlp = {m.description: m for m in timings["MLP", size]}
-    lenet = {m.description: m for m in timings["LeNet", size]}
+    mlp = timings["MLP", size]
+    lenet = timings["LeNet", size]
     for version in names:
         if version in mlp and version in lenet:
-            cells = (
-                verdict(mlp[version], mlp["eager"]),
-                verdict(lenet[version], lenet["eager"]),
-            )
             print(
-                f"{f'batch {size}, {version}':<28}{cells[0]:>16}{cells[1]:>16}"
+                compperf.tr(
+                    "{row:<28}{mlp:>16}{lenet:>16}",
+                    row=compperf.tr(
+                        "batch {size}, {version}", size=size, version=version
+                    ),
+                    mlp=verdict(mlp[version], mlp["eager"]),
+                    lenet=verdict(lenet[version], lenet["eager"]),
+                )
             )
 
 # %%
@@ -417,11 +496,14 @@ for size in BATCH_SIZES:
 
 lenet = models["LeNet"][0]
 positions = lenet[0](inputs["LeNet"][BATCH_SIZES[0]][:1]).shape[-2:]
-print(
-    f"\nEach weight of LeNet's first convolution is used {positions.numel()} "
-    "times per image; each weight of the perceptron's first layer once per "
-    "example.",
-    end="\n\n",
+compperf.say(
+    compperf.tr_plural(
+        "Each weight of LeNet's first convolution is used {n} time per image; "
+        "each weight of the perceptron's first layer once per example.",
+        "Each weight of LeNet's first convolution is used {n} times per image; "
+        "each weight of the perceptron's first layer once per example.",
+        positions.numel(),
+    )
 )
 
 # %%
