@@ -216,3 +216,23 @@ def all_problems(paths: Iterable[Path]) -> list[str]:
 def folder_problems(folder: Path) -> list[str]:
     """:func:`all_problems` of every ``.po`` file under ``folder`` (e.g. a ``locales``)."""
     return all_problems(sorted(folder.rglob("*.po")))
+
+
+def conflict_problems(paths: Iterable[Path]) -> list[str]:
+    """Messages that two catalogs of one language translate differently.
+
+    compperf merges all catalogs of a language into one lookup at run time, so such a
+    message would read as one of its translations everywhere.
+    """
+    seen: dict[tuple[object, object], tuple[Path, object]] = {}
+    problems = []
+    for path in paths:
+        for message in _messages(read_catalog(path)):
+            key = (message.context, message.id)
+            first = seen.setdefault(key, (path, message.string))
+            if first[1] != message.string:
+                problems.append(
+                    f"{path}: {_label(message)} is translated as {message.string!r}, "
+                    f"but as {first[1]!r} in {first[0]}: one lookup holds both"
+                )
+    return problems

@@ -21,6 +21,7 @@ from compperf_docs import message_catalogs
 from message_checks import (
     catalog_problems,
     compiled_problems,
+    conflict_problems,
     folder_problems,
     read_catalog,
     sync_problems,
@@ -74,6 +75,12 @@ def test_catalog_belongs_to_a_source(path: Path) -> None:
     assert _domain(path) in DOMAINS, (
         f"{path}: no source file {_domain(path)}.py any more; nox -s translations deletes it"
     )
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+def test_one_message_has_one_translation_per_language(code: str) -> None:
+    problems = conflict_problems(path for path in CATALOGS if path.is_relative_to(LOCALES / code))
+    assert not problems, _explain(problems)
 
 
 @pytest.mark.parametrize("path", CATALOGS, ids=_name)
@@ -196,3 +203,12 @@ def test_a_catalog_behind_its_source_is_named(tmp_path: Path) -> None:
         ),
         f"{path}: msgid 'gone' is no longer in the sources; run nox -s translations",
     ]
+
+
+def test_one_message_translated_two_ways_is_named(tmp_path: Path) -> None:
+    first = _write(tmp_path / "a", [("{n} example", "{n} пример")])
+    second = _write(tmp_path / "b", [("{n} example", "{n} примера")])  # another case
+    problems = conflict_problems([first, second])
+    assert len(problems) == 1, _explain(problems)
+    assert problems[0].startswith(f"{second}: msgid '{{n}} example' is translated as")
+    assert f"'{{n}} пример' in {first}" in problems[0]
