@@ -13,7 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from compperf_docs import gallery, gallery_text, site, workarounds
+from compperf_docs import gallery, gallery_text, site, theme_text, workarounds
 from docutils import nodes
 from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Parser
@@ -196,3 +196,73 @@ def test_thumbnails_are_translated_and_unknown_markup_warns(
     changed = _thumbnail_document(THUMBNAIL_OPEN.replace("tooltip=", "data-tooltip="))
     _run_thumbnails(changed)
     assert any("'gallery-thumbnails' no longer applies" in w for w in _warnings(caplog))
+
+
+def _furo(path: str) -> str:
+    import furo
+
+    return (Path(furo.__file__).parent / "theme" / "furo" / path).read_text(encoding="utf-8")
+
+
+# furo's footer credit as its page.html renders it (pieces translated one by one).
+FURO_CREDIT = (
+    '<div class="left-details">\n    Made with <a href="https://www.sphinx-doc.org/">Sphinx</a> '
+    'and <a class="muted-link" href="https://pradyunsg.me">@pradyunsg</a>\'s\n\n    '
+    '<a href="https://github.com/pradyunsg/furo">Furo</a>\n\n  </div>'
+)
+
+
+def test_furo_literal_english_is_replaced_and_unknown_markup_warns(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The literal labels and icon titles exactly as furo's templates hold them.
+    rendered = _furo("page.html") + _furo("partials/icons.html") + FURO_CREDIT
+    out = theme_text.page_text(rendered, "index")
+    assert not _warnings(caplog)
+    # No catalog here: each message comes back in English, but through the replacement.
+    assert out.count('aria-label="Toggle Light / Dark / Auto color theme"') == 2
+    assert "<title>Auto light/dark, in dark mode</title>" in out
+    assert (
+        '\nMade with <a href="https://www.sphinx-doc.org/">Sphinx</a> and <a class='
+        '"muted-link" href="https://pradyunsg.me">@pradyunsg</a>\'s '
+        '<a href="https://github.com/pradyunsg/furo">Furo</a>\n</div>'
+    ) in out
+    # furo renames an icon and rewrites its credit.
+    changed = rendered.replace("<title>Menu</title>", "<title>Open menu</title>").replace(
+        "</a>'s", "</a>"
+    )
+    theme_text.page_text(changed, "index")
+    warned = "\n".join(_warnings(caplog))
+    assert "'theme-labels' no longer applies" in warned
+    assert "'<title>Menu</title>'" in warned
+    assert "footer credit" in warned
+
+
+def test_navigation_switches_are_labelled_and_unknown_markup_warns(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    app = SimpleNamespace(config=SimpleNamespace(language="ru"))
+    tree = (
+        '<li class="toctree-l1 has-children"><a href="a.html">Глава</a><input '
+        'class="toctree-checkbox" id="toctree-checkbox-1" role="switch" type="checkbox" '
+        'aria-label="Toggle navigation of Глава"/></li>'
+    )
+    context = {"furo_navigation_tree": tree}
+    theme_text.translate_navigation(app, "index", "page.html", context, None)
+    assert 'aria-label="Toggle navigation of Глава"' in context["furo_navigation_tree"]
+    assert not _warnings(caplog)
+    renamed = {"furo_navigation_tree": tree.replace("Toggle navigation of", "Expand")}
+    theme_text.translate_navigation(app, "index", "page.html", renamed, None)
+    assert any("'theme-labels' no longer applies" in w for w in _warnings(caplog))
+
+
+def test_search_messages_warn_when_sphinx_no_longer_asks_for_them(
+    caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    theme_text.check_search_messages()  # the installed Sphinx
+    assert not _warnings(caplog)
+    (tmp_path / "searchtools.js").write_text('_("Searching")', encoding="utf-8")
+    theme_text.check_search_messages(tmp_path)
+    warned = "\n".join(_warnings(caplog))
+    assert "'search-messages' no longer applies" in warned
+    assert "Preparing search..." in warned

@@ -143,3 +143,64 @@ def test_missing_cjk_font_fails_naming_the_package(monkeypatch: pytest.MonkeyPat
     assert "zh-CN" in message
     assert "fonts-noto-cjk" in message
     assert fonts.missing_fonts(["en", "ru"]) is None
+
+
+_INTERFACE_PAGE = """<!DOCTYPE html>
+<html lang="zh-CN"><head><meta charset="utf-8"><title>页面</title></head>
+<body>
+<input type="checkbox" aria-label="{toggle}">
+<nav><a href="../en/page.html" lang="en">English</a> <a class="reference" title="compperf.Timer">计时</a></nav>
+<article><p>Prose is the page catalogs' concern.</p>
+<div class="sphx-glr-download"><a class="download"><code>{download}plot_async_matmul.ipynb</code></a></div>
+<img class="sphx-glr-single-img" alt="{alt}"></article>
+<footer>{footer}</footer>
+</body></html>
+"""
+
+
+def _interface_problems(tmp_path: Path, new_page: Callable[..., Page], **text: str) -> list[str]:
+    from sitecheck import interface
+
+    root = tmp_path / "html"
+    (root / "zh_CN").mkdir(parents=True)
+    (root / "zh_CN" / "page.html").write_text(_INTERFACE_PAGE.format(**text), encoding="utf-8")
+    page = new_page()
+    with serve(root) as url:
+        page.goto(f"{url}zh_CN/page.html")
+        return interface.problems(interface.collect(page, "zh_CN/page.html"))
+
+
+def test_interface_check_passes_a_translated_page(
+    tmp_path: Path, new_page: Callable[..., Page]
+) -> None:
+    assert not _interface_problems(
+        tmp_path,
+        new_page,
+        toggle="显示或隐藏站点导航侧边栏",
+        download="下载 Jupyter 笔记本：",
+        alt="在 CPU 上的 10 次矩阵乘法",
+        footer="使用 <a>Sphinx</a> 和 <a>@pradyunsg</a> 的 <a>Furo</a> 主题构建",
+    )
+
+
+def test_interface_check_names_the_page_element_and_english(
+    tmp_path: Path, new_page: Callable[..., Page]
+) -> None:
+    found = _interface_problems(
+        tmp_path,
+        new_page,
+        toggle="Toggle site navigation sidebar",
+        download="Download Jupyter notebook: ",
+        alt="10 matrix products on cpu",
+        footer="使用 <a>Sphinx</a> 和 <a>@pradyunsg</a>'s <a>Furo</a> 构建",
+    )
+    message = "\n".join(found)
+    assert len(found) == 4, message
+    assert "zh_CN/page.html: input[aria-label]: 'Toggle site navigation sidebar'" in message
+    assert "'Download Jupyter notebook: plot_async_matmul.ipynb' (English: Download notebook)" in (
+        message
+    )
+    assert "img.sphx-glr-single-img[alt]: '10 matrix products on cpu'" in message
+    assert "zh_CN/page.html: footer: \"'s\" (English: 's)" in message
+    assert "Prose" not in message  # the article's prose
+    assert "English'" not in message  # marked lang="en"

@@ -15,6 +15,7 @@ from compperf_docs import (
     provenance,
     shards,
     site,
+    theme_text,
     workarounds,
 )
 
@@ -63,6 +64,11 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("config-inited", alternates.list_sitemap_languages, priority=200)
     app.connect("html-page-context", alternates.add_head_links)
     app.connect("build-finished", alternates.add_sitemap_defaults, priority=600)
+    # The theme's and Sphinx's literal English (see theme_text.py).
+    app.connect("html-page-context", theme_text.add_page_text)
+    app.connect("html-page-context", theme_text.translate_copyright)
+    app.connect("builder-inited", theme_text.add_search_messages)
+    app.connect("build-finished", theme_text.write_search_messages)
     app.add_transform(gallery_text.GalleryFurniture)
     app.add_post_transform(gallery_text.GalleryThumbnails)
     # Upstream bugs and internals (see workarounds.py); each warns by name when it slips.
@@ -71,5 +77,6 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("builder-inited", workarounds.check_chinese_search)
     # furo renders its navigation tree at priority 500.
     app.connect("html-page-context", workarounds.label_toctree_captions, priority=900)
+    app.connect("html-page-context", theme_text.translate_navigation, priority=900)
     app.connect("html-page-context", workarounds.focusable_code_blocks)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

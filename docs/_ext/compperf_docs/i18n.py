@@ -2,7 +2,7 @@
 
 Every page has its own catalog, ``locales/<language>/LC_MESSAGES/<page>.po``; the site's
 UI strings (the language switcher, sphinx-gallery's labels, the theme's labels, the 404
-page) live in ``sphinx.po`` beside them, the catalog Sphinx reads for its own and the
+page, the copyright line, the search messages) live in ``sphinx.po`` beside them, the catalog Sphinx reads for its own and the
 theme's template strings.
 """
 
@@ -200,3 +200,5 @@ def add_ui_messages(app: Sphinx) -> None:
         for line, message in found:
             if isinstance(message, str) and message:
                 catalog.add(message, MsgOrigin(source=str(source), line=line))
+    # The footer's copyright holder (theme_text.translate_copyright).
+    catalog.add(app.config.copyright, MsgOrigin(source=str(Path(app.confdir, "conf.py")), line=1))

@@ -239,7 +239,8 @@ def write_root_index(
         f"{script}"
         "</head>\n<body>\n"
         "  <h1>compperf</h1>\n"
-        f'  <nav aria-label="Languages">\n    <ul>\n{items}\n    </ul>\n  </nav>\n'
+        # No English aria-label: the page speaks to every reader, each item in its language.
+        f"  <nav>\n    <ul>\n{items}\n    </ul>\n  </nav>\n"
         "</body>\n</html>\n",
         encoding="utf-8",
     )

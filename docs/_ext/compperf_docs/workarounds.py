@@ -101,6 +101,24 @@ WORKAROUNDS = {
             "gallery_text.GalleryThumbnails rewrites them per language.",
         ),
         Workaround(
+            "theme-labels",
+            "furo",
+            None,
+            "furo 2025.12.19 writes the sidebar and theme toggles' aria-labels, its icons' "
+            "titles, the footer credit and the navigation tree's 'Toggle navigation of' "
+            "switches as literal English outside any _() (no release translates them): "
+            "theme_text.page_text (via _templates/page.html) and "
+            "theme_text.translate_navigation replace them per language.",
+        ),
+        Workaround(
+            "search-messages",
+            "sphinx",
+            None,
+            "Sphinx 9.0.4's search scripts take their messages from Sphinx's own catalogs, "
+            "whose Russian leaves the result count empty: theme_text.write_search_messages "
+            "loads the site's translations of them after translations.js.",
+        ),
+        Workaround(
             "notebook-first-cell",
             "sphinx-gallery",
             None,
