@@ -52,8 +52,16 @@ def shift(x):
 
 positive = torch.arange(1.0, 5.0, device=device)
 negative = -positive
-print("eager, positive input:", shift(positive).tolist())
-print("eager, negative input:", shift(negative).tolist())
+print(
+    compperf.tr(
+        "eager, positive input: {values}", values=shift(positive).tolist()
+    )
+)
+print(
+    compperf.tr(
+        "eager, negative input: {values}", values=shift(negative).tolist()
+    )
+)
 
 # %%
 # 1. ``torch.fx`` tracing fails
@@ -68,7 +76,12 @@ except torch.fx.proxy.TraceError as error:
     fx_error = f"{type(error).__name__}: {error}"
 else:
     fx_error = None
-print("torch.fx.symbolic_trace:", fx_error or "traced without error")
+print(
+    compperf.tr(
+        "torch.fx.symbolic_trace: {outcome}",
+        outcome=fx_error or compperf.tr("traced without error"),
+    )
+)
 
 # %%
 # 2. ``torch.compile`` splits the function at the branch
@@ -82,8 +95,10 @@ print("torch.fx.symbolic_trace:", fx_error or "traced without error")
 # ``torch._dynamo.utils.counters``; ``torch.compiler.reset()`` forgets compiled
 # code but not those counters, so the cell clears both before it starts.
 
-captured = []  # (which call, FX graph module) for every graph Dynamo hands over
-current_call = "positive input"
+captured = []  # a pair (which call, FX graph module) for every graph Dynamo hands over
+positive_call = compperf.tr("positive input")
+negative_call = compperf.tr("negative input")
+current_call = positive_call
 
 
 def recording_backend(graph_module, example_inputs):
@@ -95,14 +110,21 @@ def recording_backend(graph_module, example_inputs):
 torch.compiler.reset()
 counters.clear()
 compiled_shift = torch.compile(shift, backend=recording_backend)
-for label, x in (("positive input", positive), ("negative input", negative)):
-    current_call = label  # read by recording_backend
+for label, x in ((positive_call, positive), (negative_call, negative)):
+    current_call = label  # recording_backend reads it
     torch.testing.assert_close(compiled_shift(x), shift(x))
-print("torch.compile results match eager mode for both inputs")
+print(compperf.tr("torch.compile results match eager mode for both inputs"))
 graph_count = len(captured)
 print(
-    f"Dynamo captured {graph_count} graphs "
-    f"(Dynamo's own counter: {counters['stats']['unique_graphs']} unique graphs)"
+    compperf.tr(
+        "Dynamo captured {graphs} (Dynamo's own counter: {unique})",
+        graphs=compperf.tr_plural("{n} graph", "{n} graphs", graph_count),
+        unique=compperf.tr_plural(
+            "{n} unique graph",
+            "{n} unique graphs",
+            counters["stats"]["unique_graphs"],
+        ),
+    )
 )
 for number, (call, graph_module) in enumerate(captured, start=1):
     ops = [
@@ -111,7 +133,12 @@ for number, (call, graph_module) in enumerate(captured, start=1):
         if node.op in ("call_function", "call_method")
     ]
     print(
-        f"graph {number}, made during the call with the {call}: {', '.join(ops)}"
+        compperf.tr(
+            "graph {number}, made during the call with the {call}: {operations}",
+            number=number,
+            call=call,
+            operations=", ".join(ops),
+        )
     )
 
 # %%
@@ -122,7 +149,8 @@ for number, (call, graph_module) in enumerate(captured, start=1):
 # one more. The code of each graph, as FX prints it:
 
 for number, (_, graph_module) in enumerate(captured, start=1):
-    print(f"# graph {number}\n{graph_module.code.strip()}\n")
+    print(compperf.tr("# graph {number}", number=number))
+    print(f"{graph_module.code.strip()}\n")
 
 # %%
 # 3. ``torch.export`` refuses
@@ -163,13 +191,20 @@ with contextlib.redirect_stderr(io.StringIO()):
         ]
     else:
         export_error, quoted = None, []
-print("torch.export:", export_error or "exported without error")
+print(
+    compperf.tr(
+        "torch.export: {outcome}",
+        outcome=export_error or compperf.tr("exported without error"),
+    )
+)
 if quoted:
-    print("the line export points at:", quoted[0])
+    print(compperf.tr("the line export points at: {line}", line=quoted[0]))
 if partial_graph:
     print(
-        "operations export had traced when it stopped:",
-        ", ".join(partial_graph),
+        compperf.tr(
+            "operations export had traced when it stopped: {operations}",
+            operations=", ".join(partial_graph),
+        )
     )
 
 # %%
@@ -203,7 +238,9 @@ exported_module = exported.module()
 for x in (positive, negative):
     torch.testing.assert_close(exported_module(x), shift(x))
 print(
-    "torch.export with torch.cond: exported, and matches eager mode for both inputs"
+    compperf.tr(
+        "torch.export with torch.cond: exported, and matches eager mode for both inputs"
+    )
 )
 subgraphs = [name for name, _ in exported.graph_module.named_children()]
 cond_nodes = [
@@ -213,7 +250,11 @@ cond_nodes = [
     and node.target is torch.ops.higher_order.cond
 ]
 print(
-    f"cond operators in the exported graph: {len(cond_nodes)}, subgraphs: {', '.join(subgraphs)}"
+    compperf.tr(
+        "cond operators in the exported graph: {count}, subgraphs: {subgraphs}",
+        count=len(cond_nodes),
+        subgraphs=", ".join(subgraphs),
+    )
 )
 print(exported.graph_module.code.strip())
 
@@ -228,13 +269,16 @@ counters.clear()
 compiled_cond = torch.compile(
     shift_cond, backend=recording_backend, fullgraph=True
 )
-for label, x in (("positive input", positive), ("negative input", negative)):
+for label, x in ((positive_call, positive), (negative_call, negative)):
     current_call = label
     torch.testing.assert_close(compiled_cond(x), shift(x))
 cond_graph_count = len(captured)
 print(
-    f"torch.compile(fullgraph=True) with torch.cond: {cond_graph_count} graph(s) "
-    f"for both inputs, results match eager mode"
+    compperf.tr(
+        "torch.compile(fullgraph=True) with torch.cond: {graphs} for both inputs, "
+        "results match eager mode",
+        graphs=compperf.tr_plural("{n} graph", "{n} graphs", cond_graph_count),
+    )
 )
 
 # %%
@@ -246,24 +290,47 @@ print(
 # Python needs the branch spelled as an operator.
 
 rows = [
-    ("eager Python", "runs", "no graph"),
+    (
+        compperf.tr("eager Python"),
+        compperf.tr("runs"),
+        compperf.tr("no graph"),
+    ),
     (
         "torch.fx.symbolic_trace",
-        "fails" if fx_error else "traces",
-        "none" if fx_error else "1",
+        compperf.tr("fails") if fx_error else compperf.tr("traces"),
+        compperf.tr("none") if fx_error else 1,
     ),
-    ("torch.compile", "runs", f"{graph_count}, split at the if"),
+    (
+        "torch.compile",
+        compperf.tr("runs"),
+        compperf.tr("{count}, split at the if", count=graph_count),
+    ),
     (
         "torch.export",
-        "refuses" if export_error else "exports",
-        "none" if export_error else "1",
+        compperf.tr("refuses") if export_error else compperf.tr("exports"),
+        compperf.tr("none") if export_error else 1,
     ),
-    ("torch.export + torch.cond", "exports", "1"),
-    ("torch.compile + torch.cond", "runs", f"{cond_graph_count}"),
+    ("torch.export + torch.cond", compperf.tr("exports"), 1),
+    ("torch.compile + torch.cond", compperf.tr("runs"), cond_graph_count),
 ]
-print(f"{'tool':<28}{'with the branch':<18}graphs")
+# The header and every row share one layout, which a translation may widen.
+print(
+    compperf.tr(
+        "{tool:<28}{outcome:<18}{graphs}",
+        tool=compperf.tr("tool"),
+        outcome=compperf.tr("with the branch"),
+        graphs=compperf.tr("graphs"),
+    )
+)
 for tool, outcome, graphs in rows:
-    print(f"{tool:<28}{outcome:<18}{graphs}")
+    print(
+        compperf.tr(
+            "{tool:<28}{outcome:<18}{graphs}",
+            tool=tool,
+            outcome=outcome,
+            graphs=graphs,
+        )
+    )
 
 # %%
 # Summary
@@ -302,7 +369,7 @@ torch.compiler.reset()
 compiled_shift = torch.compile(shift, backend=recording_backend)
 for x in (positive, negative, positive + 1):
     compiled_shift(x)
-print(len(captured))  # 3 graphs for three calls
+print(len(captured))  # three graphs for three calls
 
 
 # 2. A shape is known while tracing: no break, one graph, export works.
@@ -313,7 +380,7 @@ def by_shape(x):
 captured.clear()
 torch.compiler.reset()
 torch.compile(by_shape, backend=recording_backend)(positive)
-print(len(captured))  # 1
+print(len(captured))  # one graph
 
 
 class ByShape(torch.nn.Module):
@@ -338,7 +405,7 @@ def export_cond(true_fn):
 
     try:
         torch.export.export(Cond(), (positive,))
-        return "exports"
+        return compperf.tr("exports")
     except RuntimeError as error:  # torch._dynamo.exc errors are RuntimeErrors
         found = re.search(
             r"Encountered aliasing.*|expected same [^\"]*", str(error)
@@ -346,6 +413,6 @@ def export_cond(true_fn):
         return f"{type(error).__name__}: {found.group(0) if found else error}"
 
 
-print(export_cond(lambda x: x[:2]))  # ... Encountered aliasing ...
-print(export_cond(lambda x: x[:2].clone()))  # exports
-print(export_cond(lambda x: x.long()))  # ... expected same dtype ...
+print(export_cond(lambda x: x[:2]))  # an error about aliasing
+print(export_cond(lambda x: x[:2].clone()))  # it exports
+print(export_cond(lambda x: x.long()))  # an error: the dtypes differ

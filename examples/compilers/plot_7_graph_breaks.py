@@ -90,7 +90,13 @@ def with_json(x):
 x = torch.randn(1000, device=device)
 causes = {"print": with_print, ".item()": with_item, "json.dumps": with_json}
 for name, fn in causes.items():
-    print(f"eager, {name}: first values {fn(x)[:3].tolist()}")
+    print(
+        compperf.tr(
+            "eager, {name}: first values {values}",
+            name=name,
+            values=fn(x)[:3].tolist(),
+        )
+    )
 
 # %%
 # Find them with ``torch._dynamo.explain``
@@ -115,8 +121,17 @@ for name, fn in causes.items():
 # graph_count - 1 can miss it; the reasons list counts every break.
 for name, found in explanations.items():
     print(
-        f"{name}: {found['graphs']} graphs, {found['breaks']} graph break(s); "
-        f"reason: {'; '.join(found['reasons'])}"
+        compperf.tr(
+            "{name}: {graphs}, {breaks}; reason: {reasons}",
+            name=name,
+            graphs=compperf.tr_plural(
+                "{n} graph", "{n} graphs", found["graphs"]
+            ),
+            breaks=compperf.tr_plural(
+                "{n} graph break", "{n} graph breaks", found["breaks"]
+            ),
+            reasons="; ".join(found["reasons"]),
+        )
     )
 
 # %%
@@ -139,9 +154,13 @@ for name, fn in causes.items():
             f"{type(error).__name__}: {str(error).splitlines()[0]}"
         )
     else:
-        fullgraph_errors[name] = "compiled as one graph"
+        fullgraph_errors[name] = compperf.tr("compiled as one graph")
 for name, outcome in fullgraph_errors.items():
-    print(f"fullgraph=True, {name}: {outcome}")
+    print(
+        compperf.tr(
+            "fullgraph=True, {name}: {outcome}", name=name, outcome=outcome
+        )
+    )
 
 # %%
 # The fixes
@@ -172,7 +191,8 @@ def fixed_json(x, scale):
     return torch.tanh(x) * scale * 2 + 1
 
 
-scale = json.loads(json.dumps(SETTINGS))["scale"]  # once, outside
+# Read once, outside the compiled function.
+scale = json.loads(json.dumps(SETTINGS))["scale"]
 fixes = {
     "print": (fixed_print, (x,)),
     ".item()": (fixed_item, (x,)),
@@ -186,8 +206,17 @@ for name, (fn, args) in fixes.items():
     torch.compile(fn, fullgraph=True, backend="eager")(*args)
     fixed_graphs[name] = report.graph_count
     print(
-        f"fixed {name}: {report.graph_count} graph, {report.graph_break_count} "
-        f"graph breaks; fullgraph=True compiles it; same values as before"
+        compperf.tr(
+            "fixed {name}: {graphs}, {breaks}; fullgraph=True compiles it; "
+            "same values as before",
+            name=name,
+            graphs=compperf.tr_plural(
+                "{n} graph", "{n} graphs", report.graph_count
+            ),
+            breaks=compperf.tr_plural(
+                "{n} graph break", "{n} graph breaks", report.graph_break_count
+            ),
+        )
     )
 
 # %%
@@ -212,8 +241,8 @@ backend = "inductor"
 compile_seconds = {}
 versions = {}
 for name, fn in (
-    ("with a break (.item())", with_item),
-    ("fixed, one graph", fixed_item),
+    (compperf.tr("with a break (.item())"), with_item),
+    (compperf.tr("fixed, one graph"), fixed_item),
 ):
     torch.compiler.reset()
     timer = compperf.Timer()
@@ -222,10 +251,12 @@ for name, fn in (
         torch.testing.assert_close(compiled(x), fn(x))
     except (
         torch._dynamo.exc.BackendCompilerFailed
-    ) as error:  # e.g. no C++ compiler
-        print(
-            f"Inductor cannot compile here ({type(error).__name__}: "
-            f"{str(error).splitlines()[0]}); using the aot_eager backend instead"
+    ) as error:  # for example, when no C++ compiler is installed
+        reason = f"{type(error).__name__}: {str(error).splitlines()[0]}"
+        compperf.say(
+            "Inductor cannot compile here ({error}); using the aot_eager backend "
+            "instead",
+            error=reason,
         )
         backend = "aot_eager"
         timer = compperf.Timer()
@@ -234,9 +265,15 @@ for name, fn in (
     compperf.synchronize(device)
     compile_seconds[name] = timer.stop()
     versions[name] = compiled
-print(f"backend: {backend}")
+print(compperf.tr("backend: {backend}", backend=backend))
 for name, seconds in compile_seconds.items():
-    print(f"first call (compiles) {name}: {seconds:.2f} s")
+    print(
+        compperf.tr(
+            "first call (compiles) {name}: {seconds:.2f} s",
+            name=name,
+            seconds=seconds,
+        )
+    )
 
 timings = [
     compperf.measure(
@@ -247,12 +284,16 @@ timings = [
         min_run_time=MIN_RUN_TIME,
         num_threads=1,
     )
-    for name, run in {"eager": with_item, **versions}.items()
+    for name, run in {compperf.tr("eager"): with_item, **versions}.items()
 ]
 torch.set_num_threads(threads_before)
-print(
-    compperf.compare(timings, title=f"scaled tanh of 1000 numbers on {device}")
+title = compperf.tr_plural(
+    "scaled tanh of {n} number on {device}",
+    "scaled tanh of {n} numbers on {device}",
+    x.numel(),
+    device=device,
 )
+print(compperf.compare(timings, title=title))
 
 # %%
 # The cell reads the table for you. It compares the version with the break to
@@ -275,26 +316,40 @@ eager_time, broken, fixed = timings
 cost = broken.median - fixed.median
 break_difference = difference(broken, fixed)
 if break_difference == "slower":
-    print(
-        f"the graph break costs {compperf.format_time(cost)} per call here: the "
-        f"version with the break takes {broken.median / fixed.median:.1f}x the time of its fix"
+    compperf.say(
+        "the graph break costs {cost} per call here: the version with the break "
+        "takes {ratio:.1f}x the time of its fix",
+        cost=compperf.format_time(cost),
+        ratio=broken.median / fixed.median,
     )
 elif break_difference == "faster":
-    print(
-        f"the version with the break is faster than its fix here, by "
-        f"{compperf.format_time(-cost)} per call"
+    compperf.say(
+        "the version with the break is faster than its fix here, by {cost} per call",
+        cost=compperf.format_time(-cost),
     )
 else:
-    print("this run cannot tell the version with the break from its fix")
+    compperf.say(
+        "this run cannot tell the version with the break from its fix"
+    )
 against_eager = difference(fixed, eager_time)
-ratio = f"{fixed.median / eager_time.median:.2f}x the time of eager mode"
+ratio = compperf.tr(
+    "{ratio:.2f}x the time of eager mode",
+    ratio=fixed.median / eager_time.median,
+)
 if against_eager == "unclear":
-    print(
-        f"the fixed compiled version and eager mode cannot be told apart here ({ratio})"
+    compperf.say(
+        "the fixed compiled version and eager mode cannot be told apart here ({ratio})",
+        ratio=ratio,
+    )
+elif against_eager == "faster":
+    compperf.say(
+        "the fixed compiled version is faster than eager mode: {ratio}",
+        ratio=ratio,
     )
 else:
-    print(
-        f"the fixed compiled version is {against_eager} than eager mode: {ratio}"
+    compperf.say(
+        "the fixed compiled version is slower than eager mode: {ratio}",
+        ratio=ratio,
     )
 
 # %%

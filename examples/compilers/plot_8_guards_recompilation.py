@@ -151,7 +151,11 @@ x4 = torch.randn(4, device=device)
 with compiler_log(guards=True) as messages:
     compiled(x4, 2.0)
 first_guards = argument_guards(messages)
-print(f"graphs compiled: {len(graphs)}; guards on the arguments:")
+print(
+    compperf.tr(
+        "graphs compiled: {count}; guards on the arguments:", count=len(graphs)
+    )
+)
 for line in first_guards:
     print(" ", line)
 
@@ -166,16 +170,32 @@ for line in first_guards:
 # graph. A new value of ``scale`` does the same for the number.
 
 calls = [
-    ("same input again", torch.randn(4, device=device), 2.0),
-    ("new shape (8)", torch.randn(8, device=device), 2.0),
-    ("another shape (16)", torch.randn(16, device=device), 2.0),
+    (compperf.tr("same input again"), torch.randn(4, device=device), 2.0),
     (
-        "new dtype (float64)",
+        compperf.tr("new shape ({size})", size=8),
+        torch.randn(8, device=device),
+        2.0,
+    ),
+    (
+        compperf.tr("another shape ({size})", size=16),
+        torch.randn(16, device=device),
+        2.0,
+    ),
+    (
+        compperf.tr("new dtype ({dtype})", dtype="float64"),
         torch.randn(16, device=device, dtype=torch.float64),
         2.0,
     ),
-    ("new constant (scale=3.0)", torch.randn(16, device=device), 3.0),
-    ("another constant (scale=4.0)", torch.randn(16, device=device), 4.0),
+    (
+        compperf.tr("new constant (scale={scale})", scale=3.0),
+        torch.randn(16, device=device),
+        3.0,
+    ),
+    (
+        compperf.tr("another constant (scale={scale})", scale=4.0),
+        torch.randn(16, device=device),
+        4.0,
+    ),
 ]
 recompiled = {}
 with compiler_log(recompiles=True) as messages:
@@ -192,13 +212,26 @@ for message in recompile_messages:
             break
         print(line.split("  #")[0].rstrip())
 print()
-print(f"{'call':<30}new graphs")
-for change, new in recompiled.items():
-    print(f"{change:<30}{new}")
 print(
-    f"{len(calls) + 1} calls, {len(graphs)} graphs, "
-    f"{len(recompile_messages)} recompiles in the log; "
-    f"Dynamo's counter of unique graphs: {counters['stats']['unique_graphs']}"
+    compperf.tr(
+        "{call:<30}{graphs}",
+        call=compperf.tr("call"),
+        graphs=compperf.tr("new graphs"),
+    )
+)
+for change, new in recompiled.items():
+    print(compperf.tr("{call:<30}{graphs}", call=change, graphs=new))
+print(
+    compperf.tr(
+        "{calls}, {graphs}, {recompiles} in the log; "
+        "Dynamo's counter of unique graphs: {unique}",
+        calls=compperf.tr_plural("{n} call", "{n} calls", len(calls) + 1),
+        graphs=compperf.tr_plural("{n} graph", "{n} graphs", len(graphs)),
+        recompiles=compperf.tr_plural(
+            "{n} recompile", "{n} recompiles", len(recompile_messages)
+        ),
+        unique=counters["stats"]["unique_graphs"],
+    )
 )
 
 # %%
@@ -240,7 +273,7 @@ choices = {
     "dynamic=False": graphs_for_sizes(
         torch.compile(batch_sum, backend=recording_backend, dynamic=False)
     ),
-    "default (automatic)": graphs_for_sizes(
+    compperf.tr("default (automatic)"): graphs_for_sizes(
         torch.compile(batch_sum, backend=recording_backend)
     ),
     "dynamic=True": graphs_for_sizes(
@@ -250,13 +283,23 @@ choices = {
         torch.compile(batch_sum, backend=recording_backend), mark=True
     ),
 }
-print(f"batch sizes {SIZES}")
+print(compperf.tr("batch sizes {sizes}", sizes=SIZES))
 for choice, count in choices.items():
-    print(f"{choice:<22}{count} graph(s)")
+    print(
+        compperf.tr(
+            "{choice:<22}{graphs}",
+            choice=choice,
+            graphs=compperf.tr_plural("{n} graph", "{n} graphs", count),
+        )
+    )
 fewest = min(choices.values())
 print(
-    "fewest graphs:",
-    ", ".join(choice for choice, count in choices.items() if count == fewest),
+    compperf.tr(
+        "fewest graphs: {choices}",
+        choices=", ".join(
+            c for c, count in choices.items() if count == fewest
+        ),
+    )
 )
 
 # %%
@@ -290,7 +333,7 @@ with (
 ):  # keeps Dynamo's own report of the error off standard error
     try:
         torch.compile(add_offsets, backend=recording_backend)(marked)
-    except RuntimeError as error:  # ConstraintViolationError in torch 2.13
+    except RuntimeError as error:  # a ConstraintViolationError in torch 2.13
         lines = [line.strip(" -") for line in str(error).splitlines()]
         mark_dynamic_error = (
             f"{type(error).__name__}: {lines[0]}\n  {lines[1]}"
@@ -298,7 +341,10 @@ with (
     else:
         mark_dynamic_error = None
 print(
-    "mark_dynamic, code that fixes the size:", mark_dynamic_error or "no error"
+    compperf.tr(
+        "mark_dynamic, code that fixes the size: {outcome}",
+        outcome=mark_dynamic_error or compperf.tr("no error"),
+    )
 )
 fresh_start()
 torch.compile(add_offsets, backend=recording_backend, dynamic=True)(
@@ -306,7 +352,10 @@ torch.compile(add_offsets, backend=recording_backend, dynamic=True)(
 )
 dynamic_true_shapes = input_shapes(graphs[0])
 print(
-    f"dynamic=True, same code: no error, graph input shape {', '.join(dynamic_true_shapes)}"
+    compperf.tr(
+        "dynamic=True, same code: no error, graph input shape {shapes}",
+        shapes=", ".join(dynamic_true_shapes),
+    )
 )
 fresh_start()
 torch.compile(batch_sum, backend=recording_backend, dynamic=True)(
@@ -314,7 +363,10 @@ torch.compile(batch_sum, backend=recording_backend, dynamic=True)(
 )
 batch_sum_shapes = input_shapes(graphs[0])
 print(
-    f"dynamic=True on batch_sum, for comparison: graph input shape {', '.join(batch_sum_shapes)}"
+    compperf.tr(
+        "dynamic=True on batch_sum, for comparison: graph input shape {shapes}",
+        shapes=", ".join(batch_sum_shapes),
+    )
 )
 
 # %%
@@ -336,7 +388,12 @@ def repeat(x, steps):
     return x
 
 
-print(f"default recompile_limit: {torch._dynamo.config.recompile_limit}")
+print(
+    compperf.tr(
+        "default recompile_limit: {limit}",
+        limit=torch._dynamo.config.recompile_limit,
+    )
+)
 LIMIT = 4
 fresh_start()
 compiled_repeat = torch.compile(repeat, backend=recording_backend)
@@ -353,22 +410,39 @@ limit_warnings = [
     m.splitlines()[0] for m in messages if "recompile_limit" in m
 ]
 for warning in limit_warnings:
-    print("logged:", warning)
+    print(compperf.tr("logged: {warning}", warning=warning))
 print(
-    "graphs after each call:",
-    ", ".join(f"steps={s}: {n}" for s, n in graphs_after.items()),
+    compperf.tr(
+        "graphs after each call: {counts}",
+        counts=", ".join(f"steps={s}: {n}" for s, n in graphs_after.items()),
+    )
 )
 uncompiled = [
     steps
     for steps, count in graphs_after.items()
     if count == graphs_after.get(steps - 1)
 ]
-print(
-    f"with recompile_limit={LIMIT}, Dynamo compiled {len(graphs)} graphs for "
-    f"{len(graphs_after)} loop lengths; the calls with steps "
-    f"{', '.join(map(str, uncompiled)) or 'none'} got no graph and ran in eager mode, "
-    f"with correct results"
-)
+counts = {
+    "limit": LIMIT,
+    "graphs": compperf.tr_plural("{n} graph", "{n} graphs", len(graphs)),
+    "lengths": compperf.tr_plural(
+        "{n} loop length", "{n} loop lengths", len(graphs_after)
+    ),
+}
+if uncompiled:
+    compperf.say(
+        "with recompile_limit={limit}, Dynamo compiled {graphs} for {lengths}; "
+        "the calls with steps {steps} got no graph and ran in eager mode, "
+        "with correct results",
+        steps=", ".join(map(str, uncompiled)),
+        **counts,
+    )
+else:
+    compperf.say(
+        "with recompile_limit={limit}, Dynamo compiled {graphs} for {lengths}; "
+        "every call got a graph",
+        **counts,
+    )
 
 # %%
 # In production you often want a recompile to be loud instead. The public
@@ -387,7 +461,12 @@ except RuntimeError as error:
     )
 else:
     stance_error = None
-print("set_stance('fail_on_recompile'):", stance_error or "no error")
+print(
+    compperf.tr(
+        "set_stance('fail_on_recompile'): {outcome}",
+        outcome=stance_error or compperf.tr("no error"),
+    )
+)
 
 # %%
 # Summary
@@ -435,7 +514,7 @@ compiled(torch.randn(4), 2.0)
 torch.set_num_threads(1)
 compiled(torch.randn(4), 2.0)
 torch.set_num_threads(threads)
-print(len(graphs))  # 2
+print(len(graphs))  # two graphs
 
 
 # 3. sin applied n times has no closed form, but many loops do: for
@@ -448,4 +527,4 @@ fresh_start()
 compiled_times_two = torch.compile(times_two, backend=recording_backend)
 for steps in range(1, 7):
     compiled_times_two(x, torch.tensor(float(steps)))
-print(len(graphs))  # 1
+print(len(graphs))  # one graph

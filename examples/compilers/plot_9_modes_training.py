@@ -79,7 +79,12 @@ for mode in (
     "max-autotune-no-cudagraphs",
 ):
     print(
-        f"{mode:<28}{torch._inductor.list_mode_options(mode) or 'no changes'}"
+        compperf.tr(
+            "{mode:<28}{options}",
+            mode=mode,
+            options=torch._inductor.list_mode_options(mode)
+            or compperf.tr("no changes"),
+        )
     )
 
 # %%
@@ -116,10 +121,15 @@ net = get_net().to(device).requires_grad_(False)
 x = torch.randn(64, 784, device=device)
 expected = net(x)
 
-compile_seconds, cudagraph_skips, modes = {}, {}, {"eager": net}
+eager_label = compperf.tr("eager")
+compile_seconds, cudagraph_skips, modes = {}, {}, {eager_label: net}
 mode_timings = [
     compperf.measure(
-        net, x, device=device, description="eager", min_run_time=MIN_RUN_TIME
+        net,
+        x,
+        device=device,
+        description=eager_label,
+        min_run_time=MIN_RUN_TIME,
     )
 ]
 for mode in ("default", "reduce-overhead", "max-autotune"):
@@ -132,8 +142,14 @@ for mode in ("default", "reduce-overhead", "max-autotune"):
         compperf.synchronize(device)
     except (
         torch._dynamo.exc.BackendCompilerFailed
-    ) as error:  # e.g. no C++ compiler
-        print(f"{mode}: cannot compile here ({str(error).splitlines()[0]})")
+    ) as error:  # for example, when no C++ compiler is installed
+        print(
+            compperf.tr(
+                "{mode}: cannot compile here ({error})",
+                mode=mode,
+                error=str(error).splitlines()[0],
+            )
+        )
         continue
     compile_seconds[mode] = timer.stop()
     torch.testing.assert_close(out, expected)
@@ -151,8 +167,12 @@ for mode in ("default", "reduce-overhead", "max-autotune"):
     )
 for mode, seconds in compile_seconds.items():
     print(
-        f"{mode:<16}first call {seconds:6.2f} s, "
-        f"CUDA graphs skipped: {cudagraph_skips[mode]}"
+        compperf.tr(
+            "{mode:<16}first call {seconds:6.2f} s, CUDA graphs skipped: {skips}",
+            mode=mode,
+            seconds=seconds,
+            skips=cudagraph_skips[mode],
+        )
     )
 
 # %%
@@ -164,16 +184,23 @@ for mode, seconds in compile_seconds.items():
 
 if "reduce-overhead" in cudagraph_skips:
     if device.type == "cuda" and cudagraph_skips["reduce-overhead"] == 0:
-        print("reduce-overhead: the network runs as a CUDA graph on this GPU")
+        compperf.say(
+            "reduce-overhead: the network runs as a CUDA graph on this GPU"
+        )
     elif device.type == "cuda":
-        print(
+        compperf.say(
             "reduce-overhead: Inductor skipped CUDA graphs for this network here"
         )
     else:
-        print(
-            f"reduce-overhead on {device.type}: no CUDA graphs "
-            f"(skipped {cudagraph_skips['reduce-overhead']} time(s)), so it falls back "
-            f"to the code of the default mode"
+        compperf.say(
+            compperf.tr_plural(
+                "reduce-overhead on {device}: no CUDA graphs (skipped {n} time), "
+                "so it falls back to the code of the default mode",
+                "reduce-overhead on {device}: no CUDA graphs (skipped {n} times), "
+                "so it falls back to the code of the default mode",
+                cudagraph_skips["reduce-overhead"],
+                device=device.type,
+            )
         )
 
 # %%
@@ -183,7 +210,12 @@ if "reduce-overhead" in cudagraph_skips:
 
 print(
     compperf.compare(
-        mode_timings, title=f"784-256-256-10 perceptron, batch 64, on {device}"
+        mode_timings,
+        title=compperf.tr(
+            "784-256-256-10 perceptron, batch {batch}, on {device}",
+            batch=len(x),
+            device=device,
+        ),
     )
 )
 
@@ -204,13 +236,24 @@ for timing in mode_timings[1:]:
     verdict = difference(timing, eager_timing)
     ratio = timing.median / eager_timing.median
     if verdict == "unclear":
-        print(
-            f"{timing.description}: cannot be told apart from eager mode ({ratio:.2f}x)"
+        message = compperf.tr(
+            "{mode}: cannot be told apart from eager mode ({ratio:.2f}x)",
+            mode=timing.description,
+            ratio=ratio,
+        )
+    elif verdict == "faster":
+        message = compperf.tr(
+            "{mode}: faster than eager mode ({ratio:.2f}x its time)",
+            mode=timing.description,
+            ratio=ratio,
         )
     else:
-        print(
-            f"{timing.description}: {verdict} than eager mode ({ratio:.2f}x its time)"
+        message = compperf.tr(
+            "{mode}: slower than eager mode ({ratio:.2f}x its time)",
+            mode=timing.description,
+            ratio=ratio,
         )
+    print(message)
 
 # %%
 # One training step, compiled
@@ -277,9 +320,10 @@ try:
             first_steps.append(timer.stop())
 except (
     torch._dynamo.exc.BackendCompilerFailed
-) as error:  # e.g. no C++ compiler
-    print(
-        f"the training step cannot compile here ({str(error).splitlines()[0]})"
+) as error:  # for example, when no C++ compiler is installed
+    compperf.say(
+        "the training step cannot compile here ({error})",
+        error=str(error).splitlines()[0],
     )
     compiled_step = None
 else:
@@ -291,14 +335,34 @@ else:
     )
     training_graphs = counters["stats"]["unique_graphs"]
     print(
-        f"first compiled step {first_steps[0]:.2f} s, second {first_steps[1]:.2f} s; "
-        f"Dynamo compiled {training_graphs} graphs for the step"
+        compperf.tr(
+            "first compiled step {first:.2f} s, second {second:.2f} s; "
+            "Dynamo compiled {graphs} for the step",
+            first=first_steps[0],
+            second=first_steps[1],
+            graphs=compperf.tr_plural(
+                "{n} graph", "{n} graphs", training_graphs
+            ),
+        )
     )
     for reason, count in counters["graph_break"].items():
-        print(f"graph break x{count}: {reason.splitlines()[0]}")
+        print(
+            compperf.tr(
+                "graph break x{count}: {reason}",
+                count=count,
+                reason=reason.splitlines()[0],
+            )
+        )
     print(
-        f"loss after {STEPS} steps: eager {eager_losses[-1]:.4f}, "
-        f"compiled {compiled_losses[-1]:.4f} (same within rounding)"
+        compperf.tr_plural(
+            "loss after {n} step: eager {eager:.4f}, compiled {compiled:.4f} "
+            "(same within rounding)",
+            "loss after {n} steps: eager {eager:.4f}, compiled {compiled:.4f} "
+            "(same within rounding)",
+            STEPS,
+            eager=eager_losses[-1],
+            compiled=compiled_losses[-1],
+        )
     )
 
 # %%
@@ -319,13 +383,18 @@ if compiled_step is not None:
             min_run_time=MIN_RUN_TIME,
         )
         for name, step in (
-            ("eager step", eager_step),
-            ("compiled step", compiled_step),
+            (compperf.tr("eager step"), eager_step),
+            (compperf.tr("compiled step"), compiled_step),
         )
     ]
     print(
         compperf.compare(
-            step_timings, title=f"one SGD step, batch 64, on {device}"
+            step_timings,
+            title=compperf.tr(
+                "one SGD step, batch {batch}, on {device}",
+                batch=len(inputs),
+                device=device,
+            ),
         )
     )
 
@@ -343,21 +412,31 @@ if compiled_step is not None:
     saving = eager_per_step - compiled_per_step
     verdict = difference(*reversed(step_timings))
     print(
-        f"compile cost {compile_cost:.2f} s; per step: eager "
-        f"{compperf.format_time(eager_per_step)}, compiled {compperf.format_time(compiled_per_step)}"
+        compperf.tr(
+            "compile cost {cost:.2f} s; per step: eager {eager}, compiled {compiled}",
+            cost=compile_cost,
+            eager=compperf.format_time(eager_per_step),
+            compiled=compperf.format_time(compiled_per_step),
+        )
     )
     if verdict == "faster":
-        steps_to_pay = compile_cost / saving
-        print(
-            f"the compiled step is faster; it pays back its compile time after about "
-            f"{steps_to_pay:,.0f} steps"
+        steps_to_pay = round(compile_cost / saving)
+        compperf.say(
+            compperf.tr_plural(
+                "the compiled step is faster; it pays back its compile time after "
+                "about {n:,} step",
+                "the compiled step is faster; it pays back its compile time after "
+                "about {n:,} steps",
+                steps_to_pay,
+            )
         )
     elif verdict == "slower":
-        print(
-            "the compiled step is slower than eager mode here: compiling never pays back"
+        compperf.say(
+            "the compiled step is slower than eager mode here: compiling never pays "
+            "back"
         )
     else:
-        print(
+        compperf.say(
             "this run cannot tell the two steps apart: no payback to compute"
         )
 torch.set_num_threads(threads_before)
@@ -406,7 +485,7 @@ model = get_net().to(device)
 step = torch.compile(make_step(model, torch.optim.Adam(model.parameters())))
 timer = compperf.Timer()
 step(*batches[0])
-print(f"{timer.stop():.2f} s")
+print(compperf.tr("{seconds:.2f} s", seconds=timer.stop()))
 for inputs, targets in batches[1:3]:
     step(inputs, targets)
 print(counters["stats"]["unique_graphs"])
@@ -418,5 +497,5 @@ step = make_step(
 )
 timer = compperf.Timer()
 step(*batches[0])
-print(f"{timer.stop():.2f} s")
+print(compperf.tr("{seconds:.2f} s", seconds=timer.stop()))
 print(compperf.measure(step, *batches[0], device=device))
