@@ -328,7 +328,7 @@ for case, t2_case in (
             case=case,
             simulated=compperf.format_time(simulated),
             formula=compperf.format_time(formula),
-            verdict=compperf.tr("holds") if holds else compperf.tr("fails"),
+            verdict=compperf.tr("holds") if holds else compperf.tr("does not hold"),
         )
     )
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import gettext
+import re
 import string
 import sys
 import textwrap
@@ -196,7 +197,7 @@ def render(record: Mapping[str, Any], code: str, *, strict: bool = False) -> str
     }
     template = _lookup(record, code, strict)
     try:
-        text = template.format(**values)
+        text = _FORMATTER.vformat(template, (), values)
     except (KeyError, IndexError) as error:
         raise KeyError(
             f"the {code} translation of {record['message']!r} has a placeholder the "
@@ -384,6 +385,31 @@ def _is_wide(char: str) -> bool:
 def display_width(text: str) -> int:
     """Columns ``text`` takes in a terminal or an output block: two per CJK character."""
     return sum(2 if _is_wide(char) else 1 for char in text)
+
+
+# A string field's [[fill]align][width] in a format spec, e.g. "<28" or "*^10".
+_STRING_SPEC = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>^]))?(?P<width>\d+)")
+
+
+class _ColumnFormatter(string.Formatter):
+    """``str.format``, except that a string field's width counts columns, not characters.
+
+    A table row laid out as ``"{tool:<28}{outcome:<18}"`` then stays aligned when a cell
+    is Chinese, whose characters take two columns each.
+    """
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        match = _STRING_SPEC.fullmatch(format_spec) if isinstance(value, str) else None
+        if match is None:
+            return super().format_field(value, format_spec)
+        text = str(value)
+        pad = max(int(match["width"]) - display_width(text), 0)
+        fill, align = match["fill"] or " ", match["align"] or "<"
+        left = {"<": 0, ">": pad, "^": pad // 2}[align]
+        return fill * left + text + fill * (pad - left)
+
+
+_FORMATTER = _ColumnFormatter()
 
 
 # A CJK line never starts with closing punctuation nor ends with opening punctuation.

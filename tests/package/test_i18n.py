@@ -103,3 +103,9 @@ def test_use_language_gives_figures_a_font_for_the_script():
     finally:
         i18n.use_language("en")
     assert rcParams["font.family"] == ["sans-serif"]
+
+
+def test_string_fields_are_padded_by_columns():
+    row = i18n.tr("{tool:<10}|{result:>6}|{share:.0%}", tool="图中断", result="ok", share=0.5)
+    assert row == "图中断    |    ok|50%"  # 3 wide characters take 6 of the 10 columns
+    assert i18n.render(row.record, "en") == row
