@@ -1,0 +1,38 @@
+-- A pandoc filter for notebooks in a language written without spaces (Chinese, Japanese).
+--
+-- A translated example wraps its prose at 79 columns and may break a line between two
+-- CJK characters. reST joins the lines of a paragraph with a space, which in such a
+-- language is a stray gap in the middle of a sentence: this filter drops the line break
+-- (a SoftBreak) when the characters on both sides of it are wide. Elsewhere it does
+-- nothing, so the English and Russian notebooks come out unchanged.
+
+local function wide(code)
+  return (code >= 0x1100 and code <= 0x115F) or (code >= 0x2E80 and code <= 0xA4CF)
+      or (code >= 0xAC00 and code <= 0xD7A3) or (code >= 0xF900 and code <= 0xFAFF)
+      or (code >= 0xFE30 and code <= 0xFE4F) or (code >= 0xFF00 and code <= 0xFF60)
+      or (code >= 0xFFE0 and code <= 0xFFE6) or (code >= 0x20000 and code <= 0x3FFFF)
+end
+
+local function last_code(inline)
+  if inline.t ~= "Str" or inline.text == "" then return nil end
+  local code
+  for _, c in utf8.codes(inline.text) do code = c end
+  return code
+end
+
+local function first_code(inline)
+  if inline.t ~= "Str" or inline.text == "" then return nil end
+  return utf8.codepoint(inline.text, 1)
+end
+
+function Inlines(inlines)
+  for i = #inlines - 1, 2, -1 do
+    if inlines[i].t == "SoftBreak" then
+      local before, after = last_code(inlines[i - 1]), first_code(inlines[i + 1])
+      if before and after and wide(before) and wide(after) then
+        inlines:remove(i)
+      end
+    end
+  end
+  return inlines
+end
