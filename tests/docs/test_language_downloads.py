@@ -231,7 +231,7 @@ def test_notebook_is_made_from_the_translated_script(tiny: SimpleNamespace) -> N
         "让你看到机器用你给它的数字做了什么；这一段故意写得很长很长，长到一行放不下，好检查换行。"
         in markdown[0]
     )
-    assert "> **" in markdown[2]
+    assert "> **备注:** 整数的和是精确的。" in markdown[2]  # Sphinx's own title for a note
     assert "整数的和是精确的。" in markdown[2]
     code = "\n".join("".join(c["source"]) for c in chinese if c["cell_type"] == "code")
     assert f'compperf.use_language("{LANGUAGE}")' in code

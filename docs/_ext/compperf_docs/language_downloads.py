@@ -36,6 +36,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import sphinx.locale
 from babel.messages.pofile import read_po
 from docutils import nodes
 from sphinx import addnodes
@@ -62,11 +63,11 @@ logger = logging.getLogger(__name__)
 
 SOURCE_LANGUAGE = "en"
 COMMENT_CONTEXT = "comment"
-# Drops the line breaks between two CJK characters that the wrapped .py has (no-op elsewhere).
-CJK_FILTER = Path(__file__).resolve().parent / "pandoc" / "cjk_line_breaks.lua"
+# Joins the lines of CJK paragraphs and titles admonitions in the language (see the file).
+LANGUAGE_FILTER = Path(__file__).resolve().parent / "pandoc" / "notebook_language.lua"
 _STAMP = ".language_downloads.json"
 # The code that makes the files is part of what they are made from.
-_CODE = [Path(__file__), Path(download_text.__file__), CJK_FILTER]
+_CODE = [Path(__file__), Path(download_text.__file__), LANGUAGE_FILTER]
 
 
 def language_folder(gallery_dir: Path, language: str) -> Path:
@@ -146,8 +147,15 @@ def _write(path: Path, text: str) -> bool:
 
 
 def _pandoc_options(conf: dict) -> dict:
+    """The site's pandoc options, and the language's filter with Sphinx's admonition titles."""
     options = dict(conf.get("pypandoc") or {})
-    options["filters"] = [*options.get("filters", []), str(CJK_FILTER)]
+    labels = {
+        getattr(label, "_message", str(label)): str(label)
+        for label in sphinx.locale.admonitionlabels.values()
+    }
+    metadata = f"--metadata=compperf-labels:{json.dumps(labels, ensure_ascii=False)}"
+    options["extra_args"] = [*options.get("extra_args", []), metadata]
+    options["filters"] = [*options.get("filters", []), str(LANGUAGE_FILTER)]
     return options
 
 
