@@ -11,6 +11,7 @@ import io
 import json
 import os
 import re
+import runpy
 import shutil
 import subprocess
 import sys
@@ -25,7 +26,8 @@ import compperf_project
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
-from compperf_docs import download_text, site
+from compperf_docs import download_text, language_downloads, site
+from sphinx_gallery.gen_gallery import _fill_gallery_conf_defaults
 
 DOCS = Path(compperf_docs.__file__).resolve().parents[2]
 PROJECT = compperf_project.load().replace(chapters=("tiny",))
@@ -236,6 +238,16 @@ def test_notebook_is_made_from_the_translated_script(tiny: SimpleNamespace) -> N
     code = "\n".join("".join(c["source"]) for c in chinese if c["cell_type"] == "code")
     assert f'compperf.use_language("{LANGUAGE}")' in code
     assert "# 从 1 到 N 的数字，一个接一个相加。" in code
+
+
+def test_notebook_conversion_is_sphinx_gallerys(tiny: SimpleNamespace) -> None:
+    """One pandoc run per notebook makes what sphinx-gallery's run per text block made."""
+    conf = runpy.run_path(str(tiny.docs / "conf.py"))["sphinx_gallery_conf"]
+    conf = _fill_gallery_conf_defaults(conf)
+    english = tiny.docs / "auto_examples" / "tiny" / "plot_sum.ipynb"
+    conf["first_notebook_cell"] = json.loads(english.read_text("utf-8"))["cells"][0]["source"][0]
+    made = language_downloads._notebook(english.with_suffix(".py"), conf, conf["pypandoc"])
+    assert made == english.read_text("utf-8")
 
 
 def test_zips_hold_the_languages_files(tiny: SimpleNamespace) -> None:

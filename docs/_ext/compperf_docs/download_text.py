@@ -79,8 +79,10 @@ def _wide(char: str) -> bool:
 def fill(text: str, width: int) -> list[str]:
     """``text`` in lines of at most ``width`` columns where it can be, broken where reST allows.
 
-    Lines break at spaces, and between two characters when one of them is wide (CJK
-    text has no spaces), never inside inline markup (````code````, roles, links) nor
+    Lines break at spaces, between two wide (CJK) characters, since CJK text has no
+    spaces, and after CJK punctuation (a notebook joins such lines without a space:
+    ``pandoc/notebook_language.lua``);
+    never inside inline markup (````code````, roles, links) nor
     before a word that would start a list or markup at the beginning of a line, nor
     before closing or after opening CJK punctuation. A word longer than ``width``
     stays whole.
@@ -93,7 +95,7 @@ def fill(text: str, width: int) -> list[str]:
             continue
         breakable = bool(units) and not _LINE_START_MARKUP.match(atom) and (
             space or (
-                (_wide(previous[-1]) or _wide(atom[0]))
+                (_wide(previous[-1]) and (_wide(atom[0]) or previous[-1] in _NO_LINE_START))
                 and atom[0] not in _NO_LINE_START and previous[-1] not in _NO_LINE_END
             )
         )  # fmt: skip

@@ -36,6 +36,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pypandoc
 import sphinx.locale
 from babel.messages.pofile import read_po
 from docutils import nodes
@@ -43,7 +44,13 @@ from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 from sphinx_gallery.downloads import python_zip
-from sphinx_gallery.notebook import jupyter_notebook
+from sphinx_gallery.notebook import (
+    add_code_cell,
+    add_markdown_cell,
+    jupyter_notebook,
+    jupyter_notebook_skeleton,
+    promote_jupyter_cell_magic,
+)
 from sphinx_gallery.py_source_parser import (
     Block,
     remove_config_comments,
@@ -127,15 +134,61 @@ class _Example:
         return [self.folder / f"{stem}{suffix}" for suffix in (".py", ".ipynb", ".zip")]
 
 
+# Between two text blocks converted in one pandoc run: a paragraph no example writes.
+_SEPARATOR = "COMPPERF-TEXT-BLOCK-SEPARATOR-7f3a"
+
+
+def _markdown(texts: list[str], options: dict) -> list[str] | None:
+    """The Markdown of each text block, converted in one pandoc run; None if it cannot split.
+
+    sphinx-gallery runs pandoc once per block (about 0.1 s each). Blocks are converted
+    alone there, so the joined document keeps them apart with a separator paragraph at
+    the left margin, which closes every list, quote and directive before it; section
+    levels come from each title's own underline (``pandoc/rst_sections.lua``).
+    """
+    joined = f"\n\n{_SEPARATOR}\n\n".join(text.rstrip("\n") for text in texts)
+    markdown = pypandoc.convert_text(joined, to="md", format="rst", **options)
+    parts = markdown.split(f"\n\n{_SEPARATOR}\n\n")
+    if len(parts) != len(texts) or _SEPARATOR in markdown.replace(f"\n\n{_SEPARATOR}\n\n", ""):
+        return None
+    return [part + "\n" for part in parts[:-1]] + [parts[-1]]
+
+
 def _notebook(script: Path, conf: dict, options: dict) -> str:
-    """The notebook of ``script``, made as sphinx-gallery makes an example's (gen_rst)."""
+    """The notebook of ``script``, made as sphinx-gallery makes an example's (gen_rst).
+
+    The cells are those of :func:`sphinx_gallery.notebook.jupyter_notebook`; only the
+    text blocks go through pandoc together (:func:`_markdown`). Where that cannot be
+    done (link targets from conf.py, or a block the separator does not split cleanly),
+    sphinx-gallery converts them itself.
+    """
     _, blocks = split_code_and_text_blocks(str(script))
     blocks = [Block(label, remove_ignore_blocks(text), line) for label, text, line in blocks]
     if conf["remove_config_comments"]:
         blocks = [Block(label, remove_config_comments(text), line) for label, text, line in blocks]
     if blocks[-1].content.isspace():
         blocks = blocks[:-1]
-    notebook = jupyter_notebook(blocks, {**conf, "pypandoc": options}, script.parent)
+    texts = [block.content for block in blocks if block.type == "text"]
+    markdown = None if conf.get("rst_link_targets") else _markdown(texts, options)
+    if markdown is None:
+        notebook = jupyter_notebook(blocks, {**conf, "pypandoc": options}, script.parent)
+        return json.dumps(notebook, indent=2)
+    notebook = jupyter_notebook_skeleton()
+    if conf["first_notebook_cell"] is not None:
+        add_code_cell(notebook, conf["first_notebook_cell"])
+    cells = iter(markdown)
+    for block in blocks:
+        if block.type == "code":
+            add_code_cell(notebook, block.content)
+            continue
+        text = next(cells)
+        if conf["promote_jupyter_magic"]:
+            text = promote_jupyter_cell_magic(notebook, text)
+            if not text or text.isspace():
+                continue
+        add_markdown_cell(notebook, text)
+    if conf["last_notebook_cell"] is not None:
+        add_code_cell(notebook, conf["last_notebook_cell"])
     return json.dumps(notebook, indent=2)  # as sphinx_gallery.notebook.save_notebook
 
 

@@ -4,7 +4,8 @@
 -- * A translated example wraps its prose at 79 columns and may break a line between two
 --   CJK characters. reST joins the lines of a paragraph with a space, which in Chinese is
 --   a stray gap in the middle of a sentence: the line break (a SoftBreak) goes when the
---   characters on both sides of it are wide. Elsewhere nothing changes.
+--   characters on both sides of it are wide, or after CJK punctuation. Elsewhere
+--   nothing changes.
 -- * notebook_markdown.lua titles admonitions in English ("**Note:**"); the metadata
 --   "compperf-labels" (English label -> the language's, from Sphinx's own catalogs)
 --   gives their titles in the notebook's language.
@@ -14,6 +15,13 @@ local function wide(code)
       or (code >= 0xAC00 and code <= 0xD7A3) or (code >= 0xF900 and code <= 0xFAFF)
       or (code >= 0xFE30 and code <= 0xFE4F) or (code >= 0xFF00 and code <= 0xFF60)
       or (code >= 0xFFE0 and code <= 0xFFE6) or (code >= 0x20000 and code <= 0x3FFFF)
+end
+
+-- CJK punctuation (。，、；： and the like): a line may break after it without a space.
+local function punctuation(code)
+  return (code >= 0x3000 and code <= 0x303F) or (code >= 0xFF01 and code <= 0xFF0F)
+      or (code >= 0xFF1A and code <= 0xFF20) or (code >= 0xFF3B and code <= 0xFF40)
+      or (code >= 0xFF5B and code <= 0xFF65)
 end
 
 local function last_code(inline)
@@ -52,7 +60,7 @@ local function join_wide_lines(inlines)
   for i = #inlines - 1, 2, -1 do
     if inlines[i].t == "SoftBreak" then
       local before, after = last_code(inlines[i - 1]), first_code(inlines[i + 1])
-      if before and after and wide(before) and wide(after) then
+      if before and wide(before) and ((after and wide(after)) or punctuation(before)) then
         inlines:remove(i)
       end
     end
