@@ -286,7 +286,13 @@ def write_language_downloads(app: Sphinx) -> None:
             path.is_file() for path in example.outputs()
         ):
             stale.append((example, digest))
-    if not stale:
+    unzipped = {
+        example.folder
+        for example in examples
+        for kind in ("python", "jupyter")
+        if not (example.folder / f"{example.folder.name}_{kind}.zip").is_file()
+    }
+    if not stale and not unzipped:
         return
     scripts = []
     for example, digest in stale:
@@ -304,11 +310,11 @@ def write_language_downloads(app: Sphinx) -> None:
         py = example.folder / example.english.name
         _write(py, script)
         scripts.append((example, py, None if missing else digest))
-    # pandoc runs once per text block: convert the notebooks side by side.
+    # One pandoc run per notebook: convert them side by side.
     workers = max(1, min(len(scripts), os.cpu_count() or 1))
     with ThreadPoolExecutor(workers) as pool:
         notebooks = list(pool.map(lambda item: _notebook(item[1], conf, options), scripts))
-    chapters = set()
+    chapters = set(unzipped)
     for (example, py, digest), notebook in zip(scripts, notebooks, strict=True):
         ipynb = py.with_suffix(".ipynb")
         _write(ipynb, notebook)
@@ -320,14 +326,15 @@ def write_language_downloads(app: Sphinx) -> None:
         else:
             stamp[example.english.name] = digest
     for folder in sorted(chapters):
-        names = {example.english.stem for example in examples if example.folder == folder}
-        for path in folder.glob("*"):  # examples that are gone
-            if path.suffix in (".py", ".ipynb") and path.stem not in names:
+        keep = {example.english.stem for example in examples if example.folder == folder}
+        keep |= {f"{folder.name}_python", f"{folder.name}_jupyter"}
+        for path in folder.glob("*"):  # the files of examples that are gone
+            if path.suffix in (".py", ".ipynb", ".zip") and path.stem not in keep:
                 path.unlink()
         python_zip(sorted(str(p) for p in folder.glob("*.py")), folder, ".py")
         python_zip(sorted(str(p) for p in folder.glob("*.ipynb")), folder, ".ipynb")
     for folder, stamp in stamps.items():
-        if folder in chapters:
+        if folder in chapters and folder.is_dir():
             (folder / _STAMP).write_text(json.dumps(stamp, indent=1, sort_keys=True), "utf-8")
     logger.info("compperf: %s downloads written for %d example(s)", language, len(scripts))
 
@@ -370,7 +377,8 @@ class LanguageDownloads(SphinxTransform):
                 self._translate_code(comment_catalog(_comment_root(self.app), language, source))
 
     def _translate_code(self, catalog: Path) -> None:
-        self.env.note_dependency(str(catalog))
+        if catalog.is_file():  # Sphinx reads a page again while a dependency is missing
+            self.env.note_dependency(str(catalog))
         lookup = _lookup(catalog, COMMENT_CONTEXT)
         for block in list(self.document.findall(nodes.literal_block)):
             if str(block.get("language", "")).lower() not in ("python", "py", "python3"):
