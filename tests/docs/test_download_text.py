@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from compperf_docs import download_text
+from compperf_docs import download_text, rst_text
 from sphinx_gallery.py_source_parser import remove_ignore_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,7 +47,7 @@ def test_missing_translations_are_reported_by_kind(tmp_path: Path) -> None:
 
 def _rst(text: str, table: dict[str, str], width: int = 79) -> tuple[str, list[str]]:
     missing: list[str] = []
-    return download_text.translate_rst(text, table.get, width, missing), missing
+    return rst_text.translate_rst(text, table.get, width, missing), missing
 
 
 def test_titles_get_underlines_as_wide_as_the_translation() -> None:
@@ -96,15 +96,15 @@ def test_fill_breaks_cjk_between_characters_but_never_inside_markup() -> None:
         "这是一个很长的句子，" * 4
         + "它提到 ``torch.compile(model, mode)`` 和 :func:`compperf.say` 两个名字。"
     )
-    lines = download_text.fill(text, 30)
+    lines = rst_text.fill(text, 30)
     assert "".join(lines).replace(" ", "") == text.replace(" ", "")
-    assert all(download_text.columns(line) <= 30 for line in lines[:-1] if "``" not in line)
+    assert all(rst_text.columns(line) <= 30 for line in lines[:-1] if "``" not in line)
     assert any("``torch.compile(model, mode)``" in line for line in lines)
     assert any(":func:`compperf.say`" in line for line in lines)
     assert not any(line.startswith(("，", "。")) for line in lines)
 
 
 def test_fill_keeps_hyphenated_words_and_never_starts_a_line_with_a_list_marker() -> None:
-    lines = download_text.fill("слово " * 10 + "из-за - 1. такого", 22)
+    lines = rst_text.fill("слово " * 10 + "из-за - 1. такого", 22)
     assert any("из-за" in line for line in lines)
     assert not any(line.startswith(("- ", "1. ")) for line in lines)

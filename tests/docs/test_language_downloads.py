@@ -26,7 +26,7 @@ import compperf_project
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
-from compperf_docs import download_text, language_downloads, site
+from compperf_docs import language_notebooks, rst_text, site
 from sphinx_gallery.gen_gallery import _fill_gallery_conf_defaults
 
 DOCS = Path(compperf_docs.__file__).resolve().parents[2]
@@ -215,7 +215,7 @@ def test_download_differs_only_in_prose_comments_and_one_line(tiny: SimpleNamesp
     assert "# 从 1 到 N 的数字，一个接一个相加。\nN = 4" in chinese
     assert "sum())  # 一个整数，不是张量" in chinese
     for line in chinese.split("\n"):
-        assert download_text.columns(line) <= 79, line
+        assert rst_text.columns(line) <= 79, line
 
 
 def test_notebook_is_made_from_the_translated_script(tiny: SimpleNamespace) -> None:
@@ -246,7 +246,7 @@ def test_notebook_conversion_is_sphinx_gallerys(tiny: SimpleNamespace) -> None:
     conf = _fill_gallery_conf_defaults(conf)
     english = tiny.docs / "auto_examples" / "tiny" / "plot_sum.ipynb"
     conf["first_notebook_cell"] = json.loads(english.read_text("utf-8"))["cells"][0]["source"][0]
-    made = language_downloads._notebook(english.with_suffix(".py"), conf, conf["pypandoc"])
+    made = language_notebooks.notebook(english.with_suffix(".py"), conf, conf["pypandoc"])
     assert made == english.read_text("utf-8")
 
 

@@ -36,30 +36,15 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pypandoc
-import sphinx.locale
 from babel.messages.pofile import read_po
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 from sphinx_gallery.downloads import python_zip
-from sphinx_gallery.notebook import (
-    add_code_cell,
-    add_markdown_cell,
-    jupyter_notebook,
-    jupyter_notebook_skeleton,
-    promote_jupyter_cell_magic,
-)
-from sphinx_gallery.py_source_parser import (
-    Block,
-    remove_config_comments,
-    remove_ignore_blocks,
-    split_code_and_text_blocks,
-)
 from sphinx_gallery.utils import zip_files
 
-from compperf_docs import download_text, gallery
+from compperf_docs import download_text, gallery, language_notebooks, rst_text
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -70,11 +55,15 @@ logger = logging.getLogger(__name__)
 
 SOURCE_LANGUAGE = "en"
 COMMENT_CONTEXT = "comment"
-# Joins the lines of CJK paragraphs and titles admonitions in the language (see the file).
-LANGUAGE_FILTER = Path(__file__).resolve().parent / "pandoc" / "notebook_language.lua"
 _STAMP = ".language_downloads.json"
 # The code that makes the files is part of what they are made from.
-_CODE = [Path(__file__), Path(download_text.__file__), LANGUAGE_FILTER]
+_CODE = [
+    Path(__file__),
+    Path(download_text.__file__),
+    Path(rst_text.__file__),
+    Path(language_notebooks.__file__),
+    language_notebooks.LANGUAGE_FILTER,
+]
 
 
 def language_folder(gallery_dir: Path, language: str) -> Path:
@@ -134,82 +123,11 @@ class _Example:
         return [self.folder / f"{stem}{suffix}" for suffix in (".py", ".ipynb", ".zip")]
 
 
-# Between two text blocks converted in one pandoc run: a paragraph no example writes.
-_SEPARATOR = "COMPPERF-TEXT-BLOCK-SEPARATOR-7f3a"
-
-
-def _markdown(texts: list[str], options: dict) -> list[str] | None:
-    """The Markdown of each text block, converted in one pandoc run; None if it cannot split.
-
-    sphinx-gallery runs pandoc once per block (about 0.1 s each). Blocks are converted
-    alone there, so the joined document keeps them apart with a separator paragraph at
-    the left margin, which closes every list, quote and directive before it; section
-    levels come from each title's own underline (``pandoc/rst_sections.lua``).
-    """
-    joined = f"\n\n{_SEPARATOR}\n\n".join(text.rstrip("\n") for text in texts)
-    markdown = pypandoc.convert_text(joined, to="md", format="rst", **options)
-    parts = markdown.split(f"\n\n{_SEPARATOR}\n\n")
-    if len(parts) != len(texts) or _SEPARATOR in markdown.replace(f"\n\n{_SEPARATOR}\n\n", ""):
-        return None
-    return [part + "\n" for part in parts[:-1]] + [parts[-1]]
-
-
-def _notebook(script: Path, conf: dict, options: dict) -> str:
-    """The notebook of ``script``, made as sphinx-gallery makes an example's (gen_rst).
-
-    The cells are those of :func:`sphinx_gallery.notebook.jupyter_notebook`; only the
-    text blocks go through pandoc together (:func:`_markdown`). Where that cannot be
-    done (link targets from conf.py, or a block the separator does not split cleanly),
-    sphinx-gallery converts them itself.
-    """
-    _, blocks = split_code_and_text_blocks(str(script))
-    blocks = [Block(label, remove_ignore_blocks(text), line) for label, text, line in blocks]
-    if conf["remove_config_comments"]:
-        blocks = [Block(label, remove_config_comments(text), line) for label, text, line in blocks]
-    if blocks[-1].content.isspace():
-        blocks = blocks[:-1]
-    texts = [block.content for block in blocks if block.type == "text"]
-    markdown = None if conf.get("rst_link_targets") else _markdown(texts, options)
-    if markdown is None:
-        notebook = jupyter_notebook(blocks, {**conf, "pypandoc": options}, script.parent)
-        return json.dumps(notebook, indent=2)
-    notebook = jupyter_notebook_skeleton()
-    if conf["first_notebook_cell"] is not None:
-        add_code_cell(notebook, conf["first_notebook_cell"])
-    cells = iter(markdown)
-    for block in blocks:
-        if block.type == "code":
-            add_code_cell(notebook, block.content)
-            continue
-        text = next(cells)
-        if conf["promote_jupyter_magic"]:
-            text = promote_jupyter_cell_magic(notebook, text)
-            if not text or text.isspace():
-                continue
-        add_markdown_cell(notebook, text)
-    if conf["last_notebook_cell"] is not None:
-        add_code_cell(notebook, conf["last_notebook_cell"])
-    return json.dumps(notebook, indent=2)  # as sphinx_gallery.notebook.save_notebook
-
-
 def _write(path: Path, text: str) -> bool:
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return False
     path.write_text(text, encoding="utf-8")
     return True
-
-
-def _pandoc_options(conf: dict) -> dict:
-    """The site's pandoc options, and the language's filter with Sphinx's admonition titles."""
-    options = dict(conf.get("pypandoc") or {})
-    labels = {
-        getattr(label, "_message", str(label)): str(label)
-        for label in sphinx.locale.admonitionlabels.values()
-    }
-    metadata = f"--metadata=compperf-labels:{json.dumps(labels, ensure_ascii=False)}"
-    options["extra_args"] = [*options.get("extra_args", []), metadata]
-    options["filters"] = [*options.get("filters", []), str(LANGUAGE_FILTER)]
-    return options
 
 
 def _examples(app: Sphinx, language: str) -> list[_Example]:
@@ -266,7 +184,7 @@ def write_language_downloads(app: Sphinx) -> None:
     if language == SOURCE_LANGUAGE or app.builder.format != "html":
         return
     conf = app.config.sphinx_gallery_conf
-    options = _pandoc_options(conf)
+    options = language_notebooks.pandoc_options(conf)
     recipe = "\n".join(
         [
             json.dumps(options, sort_keys=True),
@@ -313,7 +231,9 @@ def write_language_downloads(app: Sphinx) -> None:
     # One pandoc run per notebook: convert them side by side.
     workers = max(1, min(len(scripts), os.cpu_count() or 1))
     with ThreadPoolExecutor(workers) as pool:
-        notebooks = list(pool.map(lambda item: _notebook(item[1], conf, options), scripts))
+        notebooks = list(
+            pool.map(lambda item: language_notebooks.notebook(item[1], conf, options), scripts)
+        )
     chapters = set(unzipped)
     for (example, py, digest), notebook in zip(scripts, notebooks, strict=True):
         ipynb = py.with_suffix(".ipynb")
