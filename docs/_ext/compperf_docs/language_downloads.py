@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tokenize
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -306,7 +307,7 @@ class LanguageDownloads(SphinxTransform):
             code = block.astext()
             try:
                 translated = download_text.translate_code(code, lookup, [])
-            except (SyntaxError, ValueError):  # not Python that tokenize reads: leave it
+            except (SyntaxError, ValueError, tokenize.TokenError):  # not Python: leave it
                 continue
             if translated != code:
                 new = nodes.literal_block(translated, translated, **block.attributes)
