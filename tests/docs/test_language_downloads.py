@@ -290,6 +290,21 @@ def test_rebuild_with_nothing_changed_writes_no_download(tiny: SimpleNamespace) 
     assert {path: path.stat().st_mtime_ns for path in files} == before
 
 
+def test_missing_paragraph_translation_fails_the_build_naming_it(tiny: SimpleNamespace) -> None:
+    catalog = tiny.docs / "locales" / LANGUAGE / "LC_MESSAGES" / "auto_examples" / "tiny"
+    catalog = catalog / "plot_sum.po"
+    saved = catalog.read_bytes()
+    _po(catalog, {k: v for k, v in PAGE.items() if k != "nothing else."})
+    try:
+        result = _build(tiny.docs, LANGUAGE)
+    finally:
+        catalog.write_bytes(saved)
+    assert result.returncode != 0
+    assert "examples/tiny/plot_sum.py" in result.stderr
+    assert "prose 'nothing else.'" in result.stderr
+    assert str(catalog.relative_to(tiny.docs.parent)) in result.stderr
+
+
 def test_missing_comment_translation_fails_the_build_naming_it(tiny: SimpleNamespace) -> None:
     catalog = tiny.docs.parent / "comment_locales" / LANGUAGE / "LC_MESSAGES" / "examples"
     catalog = catalog / "tiny" / "plot_sum.po"
