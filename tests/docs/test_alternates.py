@@ -57,7 +57,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
     )  # fmt: skip
     # Not -W: the compperf wheel that `nox -s docs` builds is missing here, which warns.
     assert result.returncode == 0, result.stdout + result.stderr
-    return SimpleNamespace(html=html, log=result.stderr)
+    return SimpleNamespace(docs=docs, html=html, env=env, log=result.stderr)
 
 
 def _head_links(page: Path) -> dict[str, str]:
@@ -92,6 +92,20 @@ def test_sitemap_lists_the_same_alternates(built: SimpleNamespace) -> None:
     assert urls[f"{ROOT_URL}en/index.html"]["x-default"] == ROOT_URL
     for links in urls.values():
         assert set(links) == LANGUAGE_TAGS | {alternates.X_DEFAULT}
+
+
+def test_rebuild_that_writes_no_page_keeps_the_sitemap(built: SimpleNamespace) -> None:
+    """sphinx-sitemap leaves the last sitemap (x-default included) when no page is written."""
+    sitemap = built.html / "en" / "sitemap.xml"
+    before = sitemap.read_bytes()
+    result = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-D", "language=en",
+         str(built.docs), str(built.html / "en")],
+        capture_output=True, text=True, env=built.env, timeout=300, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "sitemap" not in result.stderr
+    assert sitemap.read_bytes() == before
 
 
 def test_root_page_names_the_languages_it_sends_readers_to(built: SimpleNamespace) -> None:

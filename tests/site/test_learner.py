@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import urllib.parse
 import urllib.request
@@ -22,9 +23,9 @@ TIME_LIMIT = 600  # seconds per example, installs included
 TORCH = os.environ.get("COMPPERF_TORCH", "torch==2.13.0")
 
 
-def _download(site_url: str, page: str, suffix: str, folder: Path) -> Path:
+def _download(site_url: str, page: str, suffix: str, folder: Path, language: str = "en") -> Path:
     """Fetch the page's download link ending in ``suffix`` into ``folder``, as a browser would."""
-    page_url = f"{site_url}en/{page}"
+    page_url = f"{site_url}{language}/{page}"
     with urllib.request.urlopen(page_url) as response:
         soup = BeautifulSoup(response.read(), "html.parser")
     hrefs = [a["href"] for a in soup.select("a.download[href]") if a["href"].endswith(suffix)]
@@ -77,3 +78,24 @@ def test_downloaded_script_runs(
     learner.pip_install(python, install, env, TIME_LIMIT)
     printed = learner.run_script(python, script, env, TIME_LIMIT)
     assert "Measured on " in printed, f"{script.name} did not say where it ran:\n{printed}"
+
+
+# The language whose downloads must print in it: Chinese, where a stray English sentence
+# is easy to tell from the rest.
+CHINESE = "zh_CN"
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_downloaded_chinese_script_prints_chinese(
+    site_url: str, learner_python: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """The zh_CN page's .py selects its language and prints its sentences in Chinese."""
+    python, env = learner_python
+    script = _download(site_url, SCRIPT_PAGE, ".py", tmp_path, CHINESE)
+    notebook = _download(site_url, SCRIPT_PAGE, ".ipynb", tmp_path, CHINESE)
+    assert f'compperf.use_language("{CHINESE}")' in script.read_text(encoding="utf-8")
+    learner.pip_install(python, learner.first_cell_install(notebook), env, TIME_LIMIT)
+    printed = learner.run_script(python, script, env, TIME_LIMIT)
+    chinese = [line for line in printed.splitlines() if _CJK.search(line)]
+    assert chinese, f"{script.name} from the {CHINESE} page printed no Chinese:\n{printed}"
+    assert "Measured on " not in printed, "the provenance line is still English"

@@ -11,6 +11,7 @@ from compperf_docs import (
     gallery_text,
     i18n,
     install,
+    language_downloads,
     notebook_check,
     provenance,
     shards,
@@ -40,6 +41,12 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("builder-inited", notebook_check.check_gallery_notebooks, priority=600)
     # ... and the .py downloads and zips: without the lines the page hides.
     app.connect("builder-inited", downloads.strip_hidden_lines, priority=610)
+    # Other languages: their own .py, .ipynb and zips, made from the stripped copies, and
+    # the page's download links and code comments in that language. The comments'
+    # catalogs are compperf's own unless a build names another folder (tests do).
+    app.add_config_value("compperf_comment_catalogs", "", "env", types=(str,))
+    app.connect("builder-inited", language_downloads.write_language_downloads, priority=620)
+    app.add_transform(language_downloads.LanguageDownloads)
     # Sharded builds (see shards.py): which chapters execute, and a build that reuses
     # merged outputs. After sphinx-gallery fills its defaults (config-inited, priority 10).
     app.add_config_value("compperf_chapters", "", "", types=(str, list))

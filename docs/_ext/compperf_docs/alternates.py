@@ -110,9 +110,12 @@ def add_sitemap_defaults(app: Sphinx, exception: Exception | None) -> None:
     tree = ElementTree.parse(path)
     prefix = f"{app.config.compperf_site_url}{app.config.language}/"
     languages = site.project(app).languages
+    added = False
     for url in tree.getroot().iter(f"{{{_SITEMAP}}}url"):
         loc = url.findtext(f"{{{_SITEMAP}}}loc") or ""
         links = url.findall(f"{{{_XHTML}}}link")
+        if any(link.get("hreflang") == X_DEFAULT for link in links):
+            continue  # sphinx-sitemap wrote no new file: a build that wrote no page
         if not loc.startswith(prefix) or len(links) != len(languages):
             logger.warning(
                 "compperf: %s does not look as sphinx-sitemap 2.9 writes it (%s); no "
@@ -127,4 +130,6 @@ def add_sitemap_defaults(app: Sphinx, exception: Exception | None) -> None:
         ElementTree.SubElement(
             url, f"{{{_XHTML}}}link", rel="alternate", hreflang=X_DEFAULT, href=href[X_DEFAULT]
         )
-    tree.write(path, xml_declaration=True, encoding="utf-8", method="xml")
+        added = True
+    if added:
+        tree.write(path, xml_declaration=True, encoding="utf-8", method="xml")
