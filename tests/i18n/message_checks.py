@@ -8,6 +8,7 @@ a crafted one alike. An empty list means the catalog is fit to ship.
 from __future__ import annotations
 
 import io
+import re
 import string
 from collections import Counter
 from collections.abc import Iterable
@@ -53,6 +54,22 @@ def placeholders(text: str) -> Counter[Placeholder]:
     )
 
 
+# The layout part of a format spec: [[fill]align] and width. A translator may change it
+# (Russian labels need wider columns); sign, "0", grouping, precision and type shape the
+# number itself and must stay.
+_LAYOUT = re.compile(r"^(?:.?[<>=^])?(?P<flags>[+\- ]?z?#?0?)\d*")
+
+
+def _value_parts(fields: Counter[Placeholder]) -> Counter[Placeholder]:
+    """``fields`` with the layout of each spec left out: what decides the text of a value."""
+    return Counter(
+        {
+            (name, conversion, _LAYOUT.sub(r"\g<flags>", spec, count=1)): count
+            for (name, conversion, spec), count in fields.items()
+        }
+    )
+
+
 def _show(fields: Counter[Placeholder]) -> str:
     shown = sorted(
         "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
@@ -95,7 +112,7 @@ def _form_problems(message: Message, forms: int) -> list[str]:
         except ValueError as error:
             problems.append(f"{name} {text!r} is no valid format string: {error}")
             continue
-        if found != wanted:
+        if _value_parts(found) != _value_parts(wanted):
             changes = [f"drops {_show(wanted - found)}"] if wanted - found else []
             changes += [f"adds {_show(found - wanted)}"] if found - wanted else []
             changed = " and ".join(changes)

@@ -142,6 +142,7 @@ def test_a_translation_that_drops_or_renames_a_placeholder_is_named(tmp_path: Pa
         tmp_path,
         [
             ("{n} runs on {device}", "{n} запусков на {device}"),  # faithful
+            ("{row:<28}{n:>6.1f}", "{row:<34}{n:>8.1f}"),  # wider columns, same number
             ("Took {seconds:.2f} s on {device}", "Заняло {seconds:.2f} с"),  # dropped
             ("Measured on {device}", "Измерено на {устройство}"),  # renamed
             ("IQR is {share:.0%}", "IQR {share}"),  # format spec lost
