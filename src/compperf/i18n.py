@@ -61,6 +61,10 @@ class Text(str):
         self.record = record
         return self
 
+    def __getnewargs__(self) -> tuple[str, dict[str, Any]]:  # type: ignore[override]
+        # Pickling (a figure whose categories are Text keeps them) needs the record too.
+        return (str(self), self.record)
+
 
 def available_languages() -> list[str]:
     """Language codes with catalogs in this installation, the source language first."""
