@@ -26,8 +26,10 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import write_po
+from compperf_docs import figures
+from compperf_docs import site as site_module
+
 from compperf import i18n
-from compperf_docs import figures, site as site_module
 
 DOCS = Path(compperf_docs.__file__).resolve().parents[2]
 PROJECT = compperf_project.load().replace(chapters=("tiny",))
@@ -112,7 +114,13 @@ MESSAGES = {
     },
 }
 VALUES = {"naive": 1.25, "synced": 20.5}
-FIGURE_TEXTS = ("naive timer", "synchronized timer", "measured", "time (ms)", "waits for the device")
+FIGURE_TEXTS = (
+    "naive timer",
+    "synchronized timer",
+    "measured",
+    "time (ms)",
+    "waits for the device",
+)
 
 
 def _languages() -> list[compperf_project.Language]:
@@ -243,7 +251,9 @@ def test_figure_is_drawn_in_the_pages_language(
     assert table["Two timers on {device}"].format(device="cpu") in texts
     page = _page(site, language.code)
     assert f'alt="{table["Two timers on {device}"].format(device="cpu")}"' in page
-    thumb = site.html / language.code / "_images" / f"sphx_glr_plot_timers_thumb.{language.code}.png"
+    thumb = (
+        site.html / language.code / "_images" / f"sphx_glr_plot_timers_thumb.{language.code}.png"
+    )
     assert thumb.is_file()
     assert f"sphx_glr_plot_timers_thumb.{language.code}.png" in (
         site.html / language.code / "auto_examples" / "tiny" / "index.html"
@@ -285,3 +295,13 @@ def test_untranslatable_output_stops_the_build_naming_the_example(
     result = _build(docs, language)
     assert result.returncode != 0
     assert f"examples/tiny/plot_timers.py: {named}" in result.stderr, result.stderr
+
+
+def test_english_build_runs_an_example_without_records_again(site: SimpleNamespace) -> None:
+    """Outputs from before messages were recorded cannot be shown in other languages."""
+    sidecar = site.docs / "auto_examples" / "tiny" / "plot_timers.messages.json"
+    sidecar.unlink()
+    result = _build(site.docs, FIRST.code)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "executed 1 out of 1" in result.stdout + result.stderr
+    assert sidecar.is_file()

@@ -280,7 +280,7 @@ def _draw(payload: bytes, table: Translations, where: str, fonts: list[str]) -> 
             return table.texts[text]
         return text
 
-    data = pickle.loads(payload)  # noqa: S301 (written by this build's own scraper)
+    data = pickle.loads(payload)
     fig, rc = data["figure"], data["rc"]
     try:
         for artist in fig.findobj(Text):
@@ -334,7 +334,9 @@ def _check_font(language: Any) -> list[str]:
     fonts = list(dict.fromkeys(["DejaVu Sans", language.font]))
     for font in fonts:
         try:
-            font_manager.findfont(font_manager.FontProperties(family=font), fallback_to_default=False)
+            font_manager.findfont(
+                font_manager.FontProperties(family=font), fallback_to_default=False
+            )
         except ValueError as error:
             raise FigureTextError(
                 f"the {language.code} figures need the font {font!r}, which matplotlib "
@@ -367,7 +369,9 @@ def _examples(app: Sphinx) -> Iterator[_Example]:
         for source in sorted(Path(examples).glob("plot_*.py")):
             page = gallery / f"{source.stem}.rst"
             figures = recorded.figure_paths(srcdir, page)
-            executed = figures or (page.is_file() and "sphx-glr-script-out" in page.read_text("utf-8"))
+            executed = figures or (
+                page.is_file() and "sphx-glr-script-out" in page.read_text("utf-8")
+            )
             recording = recorded.load(gallery, source.stem)
             if executed or recording is not None:
                 yield _Example(gallery, source.stem, source, recording, figures)

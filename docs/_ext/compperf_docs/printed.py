@@ -81,8 +81,6 @@ class PrintedLanguage(SphinxTransform):
         for element in self.document.findall(nodes.Element):
             if _OUTPUT_CLASS in element.get("classes", []):
                 found += [
-                    block
-                    for block in element.findall(nodes.literal_block)
-                    if block not in found
+                    block for block in element.findall(nodes.literal_block) if block not in found
                 ]
         return found

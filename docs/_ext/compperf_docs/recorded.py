@@ -105,6 +105,4 @@ def outputs_complete(srcdir: Path, gallery: Path, stem: str) -> bool:
     """Whether an executed example's page has its sidecar and a pickle for each figure."""
     if not messages_path(gallery, stem).is_file():
         return False
-    return all(
-        pickle_path(png).is_file() for png in figure_paths(srcdir, gallery / f"{stem}.rst")
-    )
+    return all(pickle_path(png).is_file() for png in figure_paths(srcdir, gallery / f"{stem}.rst"))
