@@ -27,6 +27,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import write_po
 from compperf_docs import figures
+from compperf_docs import printed as printed_module
 from compperf_docs import site as site_module
 
 from compperf import i18n
@@ -305,3 +306,39 @@ def test_english_build_runs_an_example_without_records_again(site: SimpleNamespa
     assert result.returncode == 0, result.stdout + result.stderr
     assert "executed 1 out of 1" in result.stdout + result.stderr
     assert sidecar.is_file()
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("0.5", False),
+        ("−1.5", False),
+        ("1e6", False),
+        ("$10^{3}$", False),
+        ("$\\times 10^{-3}$", False),
+        ("2x", True),
+        ("time (ms)", True),
+        ("时间", True),
+        ("$x$ axis", True),
+    ],
+)
+def test_only_text_with_letters_needs_a_message(text: str, words: bool) -> None:
+    assert figures.has_words(text) is words
+
+
+def test_printed_messages_are_replaced_where_they_fill_whole_lines() -> None:
+    texts = {"A long\nconclusion.": "Длинный\nвывод.", "A long": "Длинный", "ok": "ок"}
+    printed = "A long\nconclusion.\nA long time ago\nA long\nok"
+    assert printed_module.replace_messages(printed, texts) == (
+        "Длинный\nвывод.\nA long time ago\nДлинный\nок"
+    )
+
+
+def test_a_missing_font_names_the_package_to_install() -> None:
+    language = compperf_project.Language(
+        code="xx", name="X", tag="xx", search="en", font="No Such Font 42", font_package="fonts-x"
+    )
+    with pytest.raises(
+        figures.FigureTextError, match=r"'No Such Font 42'.*apt-get install fonts-x"
+    ):
+        figures.check_font(language)
