@@ -224,6 +224,14 @@ def translations(recording: recorded.Recorded, language: str) -> Translations:
 # -- Drawing ---------------------------------------------------------------------------
 
 
+def _is_code(text: Any) -> bool:
+    """Whether a Text is drawn in a monospace family: code (an API name), which stays as is."""
+    import matplotlib
+
+    monospace = {"monospace", *matplotlib.rcParams["font.monospace"]}
+    return any(family in monospace for family in text.get_fontfamily())
+
+
 def _axes_axes(fig: Any) -> Iterator[Any]:
     for ax in fig.get_axes():
         for name in ("xaxis", "yaxis", "zaxis"):
@@ -307,11 +315,13 @@ def _draw(payload: bytes, table: Translations, where: str, fonts: list[str]) -> 
                 if to_rgba(value) != to_rgba(matplotlib.rcParams[f"figure.{attr}"]):
                     kwargs[attr] = value
             fig.savefig(buffer, format="png", **kwargs)
-        shown = [
-            t.get_text()
+        drawn = [
+            t
             for t in fig.findobj(Text)
             if t.get_visible() and t.get_text() and (t.axes is None or t.axes.get_visible())
         ]
+        shown = [t.get_text() for t in drawn]
+        code = {t.get_text() for t in drawn if _is_code(t)}
         problems = [
             f"{table.example}: {where} shows {text!r}, "
             + (
@@ -321,7 +331,7 @@ def _draw(payload: bytes, table: Translations, where: str, fonts: list[str]) -> 
                 "compperf.tr(...) so that it can be translated"
             )
             for text in dict.fromkeys(shown)
-            if text not in produced and has_words(text)
+            if text not in produced and text not in code and has_words(text)
         ]
         missing = [str(w.message) for w in caught if "missing from font" in str(w.message)]
         alt = _matplotlib_fig_titles(fig).replace("\n", " ")
