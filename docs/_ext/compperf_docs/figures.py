@@ -46,6 +46,7 @@ __all__ = [
     "FigureTextError",
     "check_font",
     "draw_languages",
+    "forget_example",
     "has_words",
     "language_path",
     "last_gallery",
@@ -70,6 +71,11 @@ _GALLERIES: dict[str, Path] = {}
 
 class FigureTextError(SphinxError):
     category = "Figure language error"
+
+
+def forget_example(name: str) -> None:
+    """The example ``name`` is about to run: its first scraped block starts afresh."""
+    _GALLERIES.pop(name, None)
 
 
 def last_gallery(name: str) -> Path | None:
@@ -471,7 +477,14 @@ def draw_languages(app: Sphinx) -> None:
                 if index == thumbnail:
                     _thumbnail(target, example, language, conf, only_if_missing=True)
                 continue
-            result = _draw(payload, table, f"figure {png.name}", fonts)
+            try:
+                result = _draw(payload, table, f"figure {png.name}", fonts)
+            except (pickle.UnpicklingError, AttributeError, ImportError, EOFError) as error:
+                problems.append(
+                    f"{example.recording.example}: cannot read the pickled figure "
+                    f"{source.name} ({error!r}); build English again (it executes the example)"
+                )
+                continue
             problems += result.problems
             if result.missing_glyphs:
                 lang = _project_language(app)

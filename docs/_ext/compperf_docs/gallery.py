@@ -200,6 +200,8 @@ def reset_state(gallery_conf: dict, fname: str | None, when: str) -> None:
 
     i18n.use_language(i18n.SOURCE_LANGUAGE)  # the build records English
     i18n.start_recording()
+    if fname is not None:
+        figures.forget_example(Path(fname).name)
     context = warnings.catch_warnings()
     context.__enter__()
     _WARNINGS.append(context)
