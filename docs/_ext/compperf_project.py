@@ -41,6 +41,9 @@ PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 # Overrides ``site-url`` for one build; ``-D compperf_site_url=...`` overrides both.
 SITE_URL_VARIABLE = "COMPPERF_SITE_URL"
 _LANGUAGE_KEYS = ("code", "name", "tag", "search")
+# Optional keys, with their defaults: the font figures are drawn with (beside DejaVu Sans,
+# matplotlib's own) and the Debian package that installs it.
+_FONT_KEYS = {"font": "DejaVu Sans", "font-package": ""}
 
 
 class ProjectError(ValueError):
@@ -63,12 +66,20 @@ class Language:
     search : str
         Sphinx's search language (``html_search_language``): how the search index
         splits and stems words, e.g. ``"zh"`` (jieba) or ``"ru"`` (snowball).
+    font : str
+        The font family that draws this language's script in figures, after DejaVu
+        Sans (matplotlib's own, which has Latin and Cyrillic), e.g. ``"Noto Sans CJK SC"``.
+    font_package : str
+        The Debian package that installs ``font`` (``font-package``), e.g.
+        ``"fonts-noto-cjk"``; empty when matplotlib ships it.
     """
 
     code: str
     name: str
     tag: str
     search: str
+    font: str = _FONT_KEYS["font"]
+    font_package: str = _FONT_KEYS["font-package"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,8 +109,8 @@ class Project:
         for language in self.languages:
             lines += ["", "[[tool.compperf.languages]]"]
             lines += [
-                f"{key} = {json.dumps(getattr(language, key), ensure_ascii=False)}"
-                for key in _LANGUAGE_KEYS
+                f"{key} = {json.dumps(getattr(language, key.replace('-', '_')), ensure_ascii=False)}"
+                for key in (*_LANGUAGE_KEYS, *_FONT_KEYS)
             ]
         return "\n".join(lines) + "\n"
 
@@ -159,12 +170,17 @@ def _load(path: Path) -> Project:
         here = f"{where}: languages[{i}]"
         if not isinstance(entry, dict):
             raise ProjectError(f"{here} must be a table with keys {', '.join(_LANGUAGE_KEYS)}")
-        unknown = sorted(set(entry) - set(_LANGUAGE_KEYS))
+        allowed = (*_LANGUAGE_KEYS, *_FONT_KEYS)
+        unknown = sorted(set(entry) - set(allowed))
         if unknown:
-            raise ProjectError(f"{here}: unknown key(s) {unknown}; allowed: {_LANGUAGE_KEYS}")
-        found_languages.append(
-            Language(**{key: str(_require(entry, key, str, here)) for key in _LANGUAGE_KEYS})
-        )
+            raise ProjectError(f"{here}: unknown key(s) {unknown}; allowed: {allowed}")
+        fields = {key: str(_require(entry, key, str, here)) for key in _LANGUAGE_KEYS}
+        for key, default in _FONT_KEYS.items():
+            value = entry.get(key, default)
+            if not isinstance(value, str):
+                raise ProjectError(f"{here}: {key!r} must be a string, got {value!r}")
+            fields[key.replace("-", "_")] = value
+        found_languages.append(Language(**fields))
     codes = [language.code for language in found_languages]
     for kind, names in (("language code", codes), ("chapter", found_chapters)):
         repeated = sorted({name for name in names if names.count(name) > 1})

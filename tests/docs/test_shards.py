@@ -264,3 +264,27 @@ def test_unknown_chapter_is_named(sharded: SimpleNamespace, tmp_path: Path) -> N
     )  # fmt: skip
     assert result.returncode != 0
     assert "no chapter named three (choose among one, two)" in result.stderr
+
+
+def test_merged_outputs_carry_recorded_messages_and_figures(sharded: SimpleNamespace) -> None:
+    """What the other languages are drawn from travels with a chapter's outputs."""
+    for chapter in ("one", "two"):
+        gallery = sharded.copies["merged"] / "auto_examples" / chapter
+        assert (gallery / f"plot_{chapter}.messages.json").is_file()
+        assert (gallery / "images" / f"sphx_glr_plot_{chapter}_001.pickle").is_file()
+
+
+@pytest.mark.parametrize("lost", ["plot_one.messages.json", "images/sphx_glr_plot_one_001.pickle"])
+def test_a_shard_without_records_or_pickles_is_incomplete(
+    sharded: SimpleNamespace, tmp_path: Path, lost: str
+) -> None:
+    shard = tmp_path / "shard"
+    shutil.copytree(sharded.copies["one"], shard, ignore=shutil.ignore_patterns("_build"))
+    (shard / "auto_examples" / "one" / lost).unlink()
+    examples = sharded.copies["one"].parent / "examples"
+    assert shards.chapter_status(examples / "one", shard / "auto_examples" / "one") == (
+        [],
+        ["plot_one.py"],
+    )
+    docs = _project_copy(sharded.copies["one"], tmp_path / "target")
+    assert shards.merge([shard], docs, examples).incomplete["one"] == ["plot_one.py"]

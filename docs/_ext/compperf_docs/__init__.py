@@ -7,12 +7,14 @@ from typing import TYPE_CHECKING
 from compperf_docs import (
     alternates,
     downloads,
+    figures,
     gallery,
     gallery_text,
     i18n,
     install,
     language_downloads,
     notebook_check,
+    printed,
     provenance,
     shards,
     site,
@@ -37,6 +39,9 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("builder-inited", site.move_notebook_outputs, priority=900)
     # Before sphinx-gallery generates its pages (builder-inited, priority 500).
     app.connect("builder-inited", gallery.forget_outputs_made_with_another_conversion, priority=400)
+    # ... and run again the examples whose outputs lack the recorded messages or a pickled
+    # figure that the other languages are drawn from (English only: they execute nothing).
+    app.connect("builder-inited", gallery.forget_outputs_without_records, priority=410)
     # After sphinx-gallery has written the notebooks: no reST may reach a reader there.
     app.connect("builder-inited", notebook_check.check_gallery_notebooks, priority=600)
     # ... and the .py downloads and zips: without the lines the page hides.
@@ -65,6 +70,11 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("builder-inited", i18n.require_word_splitter)
     app.connect("builder-inited", i18n.add_ui_messages)
     app.connect("env-before-read-docs", i18n.require_page_catalogs)
+    # Printed messages and figures in the page's language, from what the English build
+    # recorded; after sphinx-gallery has written its pages, before Sphinx picks what to read.
+    app.connect("builder-inited", figures.draw_languages, priority=700)
+    app.add_transform(figures.FigureLanguage)
+    app.add_transform(printed.PrintedLanguage)
     app.connect("html-page-context", site.add_language_links)
     # Search engines: hreflang alternates in each page's head and in the sitemap,
     # after sphinx-sitemap writes it (build-finished, priority 500).

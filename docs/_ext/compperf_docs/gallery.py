@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from sphinx.util import logging
 
-from compperf_docs import notebook_markdown, site, workarounds
+from compperf_docs import figures, notebook_markdown, recorded, site, workarounds
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -97,10 +97,82 @@ def forget_outputs_made_with_another_conversion(app: Sphinx) -> None:
             stamp.write_text(recipe, encoding="utf-8")
 
 
+def forget_outputs_without_records(app: Sphinx) -> None:
+    """Make sphinx-gallery run an example again whose outputs the other languages cannot show.
+
+    An example executed before its messages were recorded (or whose sidecar or figure
+    pickles were lost) has current md5 stamps, so sphinx-gallery would not run it; its
+    stamp is deleted here. Only a build of the first language, which executes, and not
+    one that must reuse merged outputs (it stops and names them instead).
+    """
+    from compperf_docs import shards
+
+    if app.config.language != "en" or app.config.compperf_reuse_outputs:
+        return
+    if str(app.config.plot_gallery).strip().lower() in ("0", "false", "no", "off"):
+        return  # --no-exec
+    chosen = shards.chosen_chapters(app.config)
+    conf = app.config.sphinx_gallery_conf
+    for examples, gallery in zip(conf["examples_dirs"], conf["gallery_dirs"], strict=True):
+        gallery = Path(gallery)
+        if chosen and gallery.name not in chosen:
+            continue
+        current, _stale = shards.chapter_status(Path(examples), gallery, complete=False)
+        for name in current:
+            if not recorded.outputs_complete(gallery.parent.parent, gallery, Path(name).stem):
+                logger.info("compperf: %s has no recorded messages or figures: it runs again", name)
+                (gallery / f"{name}.md5").unlink()
+
+
 # The process-wide settings an example may change, as they were before the first one ran.
 _INITIAL: dict[str, object] = {}
 # The warning filters around the example that is running (entered before, left after).
 _WARNINGS: list[warnings.catch_warnings] = []
+
+
+def _example_folders(gallery_conf: dict, fname: str) -> tuple[Path, Path] | None:
+    """The (examples folder, gallery folder) of the example ``fname`` that just ran.
+
+    sphinx-gallery names it by file name alone; the figure scraper saw its gallery
+    folder, and a name found in one chapter only needs no scraper.
+    """
+    pairs = list(
+        zip(
+            map(Path, gallery_conf.get("examples_dirs", [])),
+            map(Path, gallery_conf.get("gallery_dirs", [])),
+            strict=True,
+        )
+    )
+    seen = figures.last_gallery(Path(fname).name)
+    for examples, gallery in pairs:
+        if seen is not None and gallery.resolve() == seen.resolve():
+            return examples, gallery
+    found = [(e, g) for e, g in pairs if (e / Path(fname).name).is_file()]
+    return found[0] if len(found) == 1 else None
+
+
+def _save_records(gallery_conf: dict, fname: str | None) -> None:
+    """Write the messages the example made while it ran beside its page."""
+    from compperf import i18n
+
+    records = i18n.stop_recording()
+    if fname is None or not gallery_conf.get("gallery_dirs"):
+        return  # the example tests' runner: nothing to write
+    folders = _example_folders(gallery_conf, fname)
+    if folders is None:
+        raise RuntimeError(
+            f"compperf_docs: cannot tell which chapter's {fname} just ran, so its recorded "
+            "messages have nowhere to go; give examples of different chapters different "
+            "file names"
+        )
+    examples, gallery = folders
+    source = examples / Path(fname).name
+    root = Path(gallery_conf.get("src_dir", examples.parent.parent)).resolve().parent
+    try:
+        example = source.resolve().relative_to(root).as_posix()
+    except ValueError:
+        example = source.as_posix()
+    recorded.write(gallery, source.stem, example, records)
 
 
 def reset_state(gallery_conf: dict, fname: str | None, when: str) -> None:
@@ -113,11 +185,23 @@ def reset_state(gallery_conf: dict, fname: str | None, when: str) -> None:
     earlier example imported stay imported, so a page that times a "first call" must keep
     import time out of it. sphinx-gallery calls this before and after every example
     (``reset_modules_order="both"``).
+
+    It also records the messages the example prints and draws
+    (:func:`compperf.i18n.start_recording`) and, after it, writes them to
+    ``<gallery folder>/<stem>.messages.json`` (:mod:`compperf_docs.recorded`): the
+    other languages show them from there, without running the example again.
     """
     if when == "after":
         while _WARNINGS:  # restores the filters and forgets which warnings were shown
             _WARNINGS.pop().__exit__(None, None, None)
+        _save_records(gallery_conf, fname)
         return
+    from compperf import i18n
+
+    i18n.use_language(i18n.SOURCE_LANGUAGE)  # the build records English
+    i18n.start_recording()
+    if fname is not None:
+        figures.forget_example(Path(fname).name)
     context = warnings.catch_warnings()
     context.__enter__()
     _WARNINGS.append(context)
@@ -184,7 +268,9 @@ def gallery_conf(
         "reset_modules": ("matplotlib", "compperf_docs.gallery.reset_state"),
         "reset_modules_order": "both",
         "capture_repr": ("_repr_html_", "__repr__"),
-        "image_scrapers": ("matplotlib",),
+        # sphinx-gallery's matplotlib scraper, which also pickles each figure so that the
+        # other languages can draw it again with translated labels.
+        "image_scrapers": ("compperf_docs.figures.scraper",),
         # A failing example fails the build; the summary names its file.
         "abort_on_example_error": False,
         "only_warn_on_example_error": False,

@@ -35,6 +35,7 @@ __all__ = [
     "MergeReport",
     "chapter_status",
     "check_outputs_reused",
+    "chosen_chapters",
     "executes_chapter",
     "main",
     "merge",
@@ -59,7 +60,9 @@ def _md5(path: Path) -> str:
     return get_md5sum(path, mode="t")
 
 
-def chapter_status(examples: Path, gallery: Path) -> tuple[list[str], list[str]]:
+def chapter_status(
+    examples: Path, gallery: Path, *, complete: bool = True
+) -> tuple[list[str], list[str]]:
     """Split a chapter's examples into those with current outputs and those without.
 
     Parameters
@@ -68,17 +71,25 @@ def chapter_status(examples: Path, gallery: Path) -> tuple[list[str], list[str]]
         The chapter's source folder (``examples/<chapter>``).
     gallery : Path
         Its generated gallery folder (``docs/auto_examples/<chapter>``) in some build.
+    complete : bool
+        Also require what the other languages are made from: the recorded messages and
+        a pickle of each figure (:func:`compperf_docs.recorded.outputs_complete`).
 
     Returns
     -------
     current, stale : list of str
         Example file names whose outputs in ``gallery`` were made from the source as it is
-        now (sphinx-gallery's md5 stamp matches), and the others.
+        now (sphinx-gallery's md5 stamp matches, and with ``complete`` nothing is
+        missing), and the others.
     """
+    from compperf_docs import recorded
+
     current, stale = [], []
     for source in sorted(examples.glob(_EXAMPLE_GLOB)):
         stamp = gallery / f"{source.name}.md5"
         fresh = stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == _md5(source)
+        if fresh and complete:
+            fresh = recorded.outputs_complete(gallery.parent.parent, gallery, source.stem)
         (current if fresh else stale).append(source.name)
     return current, stale
 
@@ -92,7 +103,8 @@ def _galleries(config: Config) -> dict[str, tuple[Path, Path]]:
     }
 
 
-def _chosen_chapters(config: Config) -> list[str]:
+def chosen_chapters(config: Config) -> list[str]:
+    """The chapters ``compperf_chapters`` names (empty: every chapter executes)."""
     value = config.compperf_chapters
     names = value.split(",") if isinstance(value, str) else list(value)
     return [name.strip() for name in names if name.strip()]
@@ -100,7 +112,7 @@ def _chosen_chapters(config: Config) -> list[str]:
 
 def executes_chapter(config: Config, docname: str) -> bool:
     """Whether this build executes the examples of the gallery page ``docname``."""
-    chosen = _chosen_chapters(config)
+    chosen = chosen_chapters(config)
     parts = docname.split("/")
     return not chosen or (len(parts) > 2 and parts[0] == GALLERY_ROOT and parts[1] in chosen)
 
@@ -113,7 +125,7 @@ def restrict_execution(app: Sphinx, config: Config) -> None:
     the outputs of their last run when their md5 stamps are current (sphinx-gallery
     then skips them) and show their code without outputs otherwise.
     """
-    chosen = _chosen_chapters(config)
+    chosen = chosen_chapters(config)
     if not chosen:
         return
     galleries = _galleries(config)

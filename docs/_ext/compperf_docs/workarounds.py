@@ -119,6 +119,15 @@ WORKAROUNDS = {
             "loads the site's translations of them after translations.js.",
         ),
         Workaround(
+            "figure-language",
+            "sphinx-gallery",
+            None,
+            "sphinx-gallery shows figures with its own image-sg node, which Sphinx's "
+            "figure_language_filename does not reach (no release localizes figures): "
+            "figures.FigureLanguage points its uri, srcset and alt at the figure drawn "
+            "in the page's language.",
+        ),
+        Workaround(
             "notebook-first-cell",
             "sphinx-gallery",
             None,

@@ -1,0 +1,108 @@
+"""What an executed example leaves for the other languages: its messages and its figures.
+
+The English build executes every example once. While one runs, compperf records each
+message it prints or draws (:mod:`compperf.i18n`); afterwards
+:func:`compperf_docs.gallery.reset_state` writes them beside the generated page::
+
+    auto_examples/<chapter>/<stem>.messages.json
+        {"example": "examples/<chapter>/<stem>.py", "records": [...]}
+
+and the figure scraper (:func:`compperf_docs.figures.scraper`) pickles each figure beside
+its PNG (``images/sphx_glr_<stem>_NNN.pickle``). The other languages render the page's
+printed sentences and figures from these files and execute nothing; a sharded build
+counts them among an example's outputs (:func:`outputs_complete`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "MESSAGES_SUFFIX",
+    "Recorded",
+    "figure_paths",
+    "load",
+    "messages_path",
+    "outputs_complete",
+    "pickle_path",
+    "records_in",
+    "write",
+]
+
+MESSAGES_SUFFIX = ".messages.json"
+# sphinx-gallery's reST for a figure: ".. image-sg:: /auto_examples/<chapter>/images/x.png".
+_IMAGE_SG = re.compile(r"^\s*\.\. image-sg:: (\S+\.png)\s*$", re.MULTILINE)
+
+
+def messages_path(gallery: Path, stem: str) -> Path:
+    """``<gallery>/<stem>.messages.json``."""
+    return gallery / f"{stem}{MESSAGES_SUFFIX}"
+
+
+def pickle_path(png: Path) -> Path:
+    """Where the figure drawn into ``png`` is pickled: the same name, ``.pickle``."""
+    return png.with_suffix(".pickle")
+
+
+def write(gallery: Path, stem: str, example: str, records: list[dict[str, Any]]) -> Path:
+    """Write an example's records; ``example`` is its path from the repository root."""
+    path = messages_path(gallery, stem)
+    text = json.dumps({"example": example, "records": records}, ensure_ascii=False, indent=1)
+    path.write_text(text + "\n", encoding="utf-8")
+    return path
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """The sidecar of one executed example.
+
+    Attributes
+    ----------
+    example : str
+        The example's source, from the repository root (``examples/<chapter>/<stem>.py``).
+    records : list of dict
+        Every message it made, in order (:attr:`compperf.i18n.Text.record`).
+    path : Path
+        The sidecar file.
+    """
+
+    example: str
+    records: list[dict[str, Any]]
+    path: Path
+
+
+def load(gallery: Path, stem: str) -> Recorded | None:
+    """The example's sidecar, or None when it has none (it never ran here)."""
+    path = messages_path(gallery, stem)
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return Recorded(example=data["example"], records=data["records"], path=path)
+
+
+def records_in(records: list[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
+    """Every record and, after it, each record nested in its values."""
+    for record in records:
+        yield record
+        nested = [v for v in record.get("values", {}).values() if isinstance(v, Mapping)]
+        yield from records_in(nested)
+
+
+def figure_paths(srcdir: Path, page: Path) -> list[Path]:
+    """The figure PNGs that a generated example page (``<stem>.rst``) shows, in order."""
+    if not page.is_file():
+        return []
+    text = page.read_text(encoding="utf-8")
+    return [srcdir / uri.lstrip("/") for uri in _IMAGE_SG.findall(text)]
+
+
+def outputs_complete(srcdir: Path, gallery: Path, stem: str) -> bool:
+    """Whether an executed example's page has its sidecar and a pickle for each figure."""
+    if not messages_path(gallery, stem).is_file():
+        return False
+    return all(pickle_path(png).is_file() for png in figure_paths(srcdir, gallery / f"{stem}.rst"))
