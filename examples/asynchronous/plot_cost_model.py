@@ -321,6 +321,7 @@ for case, t2_case in (
     simulated = pipeline(10000, t1, t2_case, t3)
     formula = t1 + 10000 * t2_case + t3
     holds = 10000 * t2_case > 9999 * t1
+    verdict = compperf.tr("holds") if holds else compperf.tr("does not hold")
     print(
         compperf.tr(
             "{case}: pipeline {simulated}, t1 + 10000 t2 + t3 = {formula}, "
@@ -328,7 +329,7 @@ for case, t2_case in (
             case=case,
             simulated=compperf.format_time(simulated),
             formula=compperf.format_time(formula),
-            verdict=compperf.tr("holds") if holds else compperf.tr("does not hold"),
+            verdict=verdict,
         )
     )
 

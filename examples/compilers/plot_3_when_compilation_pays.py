@@ -366,7 +366,7 @@ else:
     right.set_title(compperf.tr("no crossover in the measured range"))
 # The ticks read 0.5x and 2x rather than powers of ten.
 for axis in (right.yaxis.set_major_formatter, right.yaxis.set_minor_formatter):
-    axis(ticker.FormatStrFormatter("%gx"))
+    axis(ticker.FormatStrFormatter("%g\N{MULTIPLICATION SIGN}"))
 for ax in (left, right):
     ax.legend()
 fig.tight_layout()

@@ -327,7 +327,7 @@ ax.set_xticks(
 # A ratio: 2x faster and 2x slower sit equally far from 1.
 ax.set_yscale("log")
 for axis in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
-    axis(ticker.FormatStrFormatter("%gx"))
+    axis(ticker.FormatStrFormatter("%g\N{MULTIPLICATION SIGN}"))
 ax.set_ylabel(compperf.tr("speed-up over eager mode"))
 ax.set_title(
     compperf.tr(
