@@ -27,6 +27,16 @@ def test_the_repository_table_is_complete() -> None:
     assert compperf_project.chapters() == list(project.chapters)
 
 
+def test_the_site_and_a_downloaded_script_draw_with_the_same_fonts() -> None:
+    # compperf cannot read pyproject.toml on a learner's machine, so it keeps its own list
+    # (compperf.i18n.FONTS, with macOS and Windows fallbacks); the site's font comes first.
+    from compperf import i18n
+
+    for language in compperf_project.load().languages[1:]:
+        if language.font != "DejaVu Sans":  # matplotlib's own, nothing to choose
+            assert i18n.FONTS[language.code][0] == language.font, language.code
+
+
 def test_round_trip_through_toml(tmp_path: Path) -> None:
     project = compperf_project.load()
     assert compperf_project.load(_write(tmp_path, project.to_toml())) == project
