@@ -68,11 +68,6 @@ def test_interface_speaks_the_page_language(
     assert not found, f"{len(found)} English interface text(s):\n" + "\n".join(found)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="sphinx-gallery writes each figure's alt from its English title; the figures "
-    "drawn per language (issue 11, item 2) are to bring their titles to alt too",
-)
 def test_figure_descriptions_speak_the_page_language(
     site_url: str, site_root: Path, language: str, new_page: Callable[..., Page]
 ) -> None:
