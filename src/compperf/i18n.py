@@ -197,7 +197,7 @@ def render(record: Mapping[str, Any], code: str, *, strict: bool = False) -> str
     }
     template = _lookup(record, code, strict)
     try:
-        text = _FORMATTER.vformat(template, (), values)
+        text = _formatter(code).vformat(template, (), values)
     except (KeyError, IndexError) as error:
         raise KeyError(
             f"the {code} translation of {record['message']!r} has a placeholder the "
@@ -391,17 +391,29 @@ def display_width(text: str) -> int:
 _STRING_SPEC = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>^]))?(?P<width>\d+)")
 
 
+# Thousands separators where a language does not write a comma: in Russian "2,033" reads
+# as two and a fraction. The digits stay the same in every language.
+_GROUP_SEPARATOR = {"ru": "\N{NO-BREAK SPACE}"}
+
+
 class _ColumnFormatter(string.Formatter):
-    """``str.format``, except that a string field's width counts columns, not characters.
+    """``str.format``, except that a string field's width counts columns, not characters,
+    and a number's thousands separator is the language's.
 
     A table row laid out as ``"{tool:<28}{outcome:<18}"`` then stays aligned when a cell
     is Chinese, whose characters take two columns each.
     """
 
+    def __init__(self, group_separator: str = ",") -> None:
+        self.group_separator = group_separator
+
     def format_field(self, value: object, format_spec: str) -> str:
         match = _STRING_SPEC.fullmatch(format_spec) if isinstance(value, str) else None
         if match is None:
-            return super().format_field(value, format_spec)
+            text = super().format_field(value, format_spec)
+            if self.group_separator != "," and "," in format_spec:
+                text = text.replace(",", self.group_separator)
+            return text
         text = str(value)
         pad = max(int(match["width"]) - display_width(text), 0)
         fill, align = match["fill"] or " ", match["align"] or "<"
@@ -409,11 +421,14 @@ class _ColumnFormatter(string.Formatter):
         return fill * left + text + fill * (pad - left)
 
 
-_FORMATTER = _ColumnFormatter()
+@cache
+def _formatter(code: str) -> _ColumnFormatter:
+    return _ColumnFormatter(_GROUP_SEPARATOR.get(code, ","))
 
 
 # A CJK line never starts with closing punctuation nor ends with opening punctuation.
 _NO_LINE_START = set("，。、；：！？）」』》】〕,.;:!?)")
+_SHORTEST_LAST_LINE = 8  # columns: four CJK characters
 _NO_LINE_END = set("（「『《【〔(")
 
 
@@ -456,4 +471,14 @@ def wrap(text: str, width: int = _PARAGRAPH_WIDTH) -> str:
             line, columns = carry, 2 * len(carry)
         line, columns = line + token, columns + size
     lines.append(line.rstrip())
+    # No last line of one character and its full stop: it takes CJK characters (never
+    # half a word, never a line-starting comma) from the line above.
+    while len(lines) > 1 and display_width(lines[-1]) < _SHORTEST_LAST_LINE:
+        above = lines[-2]
+        take = 1
+        while take < len(above) and above[-take] in _NO_LINE_START:
+            take += 1
+        if take >= len(above) or not _is_wide(above[-take]):
+            break
+        lines[-2], lines[-1] = above[:-take], above[-take:] + lines[-1]
     return "\n".join(lines)

@@ -25,13 +25,18 @@ def format_time(seconds: float) -> str:
 
     Returns
     -------
-    str
-        For example ``"850 ns"``, ``"12.3 µs"``, ``"4.56 ms"``, ``"1.23 s"``.
+    Text
+        For example ``"850 ns"``, ``"12.3 µs"``, ``"4.56 ms"``, ``"1.23 s"``, with the
+        unit in the language of :func:`compperf.use_language` (``"4.56 мс"``).
     """
-    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
-        if abs(seconds) >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
+    with parts():  # a value inside a sentence or table, recorded with it
+        if abs(seconds) >= 1.0:
+            return tr("{value:.3g} s", value=seconds)
+        if abs(seconds) >= 1e-3:
+            return tr("{value:.3g} ms", value=seconds / 1e-3)
+        if abs(seconds) >= 1e-6:
+            return tr("{value:.3g} µs", value=seconds / 1e-6)
+        return tr("{value:.3g} ns", value=seconds / 1e-9)
 
 
 class Timer:

@@ -337,6 +337,23 @@ def test_printed_messages_are_replaced_where_they_fill_whole_lines() -> None:
     )
 
 
+def test_lines_that_lost_their_shared_indent_are_still_replaced() -> None:
+    # sphinx-gallery strips the indentation all lines of a block share: a right-aligned
+    # "{size:>10,} bytes" row arrives with fewer leading spaces than it was printed with.
+    texts = {
+        "     9,691 bytes  the whole model": "     9,691 байт  вся модель",
+        "   657,928 bytes  the weights alone": "   657,928 байт  только веса",
+    }
+    shown = "  9,691 bytes  the whole model\n657,928 bytes  the weights alone"
+    replaced = printed_module.replace_messages(shown, texts)
+    assert replaced == "  9,691 байт  вся модель\n657,928 байт  только веса"
+    assert printed_module.english_left(replaced, texts) == []
+    # What the replacement could not place is named, not left silently English.
+    assert printed_module.english_left(f"x {shown}", texts) == [
+        "   657,928 bytes  the weights alone"
+    ]
+
+
 def test_a_missing_font_names_the_package_to_install() -> None:
     language = compperf_project.Language(
         code="xx", name="X", tag="xx", search="en", font="No Such Font 42", font_package="fonts-x"

@@ -109,3 +109,26 @@ def test_string_fields_are_padded_by_columns():
     row = i18n.tr("{tool:<10}|{result:>6}|{share:.0%}", tool="图中断", result="ok", share=0.5)
     assert row == "图中断    |    ok|50%"  # 3 wide characters take 6 of the 10 columns
     assert i18n.render(row.record, "en") == row
+
+
+def test_russian_groups_thousands_with_a_space_not_a_comma():
+    record = i18n.tr("{calls:,} calls, {share:.1f}", calls=2033, share=0.5).record
+    assert i18n.render(record, "en") == "2,033 calls, 0.5"
+    # Only the separator changes: in Russian a comma would read as a decimal point.
+    assert i18n._formatter("ru").format("{calls:,}", calls=2033) == "2\N{NO-BREAK SPACE}033"
+
+
+def test_a_cjk_paragraph_never_ends_on_a_lonely_character():
+    text = "可见的加速器" * 12 + "：无。"
+    last = i18n.wrap(text, 76).splitlines()[-1]
+    assert i18n.display_width(last) >= 8
+    assert not last.startswith("：")
+
+
+def test_durations_carry_the_unit_of_the_language():
+    from compperf import format_time
+
+    seconds = format_time(0.0051)
+    assert seconds == "5.1 ms"
+    assert i18n.render(seconds.record, "ru", strict=True) == "5.1 мс"
+    assert i18n.render(format_time(2.5e-7).record, "zh_CN", strict=True) == "250 纳秒"

@@ -16,18 +16,39 @@ from typing import Any
 
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
+from sphinx.util import logging
 
 from compperf_docs import recorded, shards
 
-__all__ = ["PrintedLanguage", "replace_messages"]
+__all__ = ["PrintedLanguage", "english_left", "replace_messages"]
+
+logger = logging.getLogger(__name__)
 
 _OUTPUT_CLASS = "sphx-glr-script-out"
+
+
+def _shift(wanted: list[str], window: list[str]) -> int | None:
+    """Columns of indentation that ``window`` lost against ``wanted``, if that is all.
+
+    sphinx-gallery removes the indentation that all lines of an output block share, so a
+    message printed as ``"     9,691 bytes"`` may show as ``"  9,691 bytes"``.
+    """
+    first, shown = wanted[0], window[0]
+    shift = len(first) - len(shown)
+    if shift < 0 or first[shift:] != shown or first[:shift].strip():
+        return None
+    for line, seen in zip(wanted[1:], window[1:], strict=True):
+        if line[:shift].strip() or line[shift:] != seen:
+            return None
+    return shift
 
 
 def replace_messages(text: str, texts: dict[str, str]) -> str:
     """``text`` with each key of ``texts`` that fills whole lines replaced by its value.
 
-    Longer keys first; a line replaced once is never matched again.
+    Longer keys first; a line replaced once is never matched again. A match may have lost
+    the same indentation on every line (as sphinx-gallery's output blocks do); the
+    replacement loses it too.
     """
     # Each line: (text, already replaced).
     lines = [(line, False) for line in text.split("\n")]
@@ -38,13 +59,35 @@ def replace_messages(text: str, texts: dict[str, str]) -> str:
         size, i = len(wanted), 0
         while i + size <= len(lines):
             window = lines[i : i + size]
-            if not any(done for _, done in window) and [t for t, _ in window] == wanted:
-                new = [(line, True) for line in texts[english].split("\n")]
+            shift = None
+            if not any(done for _, done in window):
+                shift = _shift(wanted, [t for t, _ in window])
+            if shift is not None:
+                new = [
+                    (line[shift:] if not line[:shift].strip() else line.lstrip(), True)
+                    for line in texts[english].split("\n")
+                ]
                 lines[i : i + size] = new
                 i += len(new)
             else:
                 i += 1
     return "\n".join(line for line, _ in lines)
+
+
+def english_left(text: str, texts: dict[str, str]) -> list[str]:
+    """Sentences of ``texts`` (three words or more) still shown in English in ``text``.
+
+    A message printed inside a line of raw output, or padded in a way the replacement
+    did not recognise, would otherwise stay English on a translated page without a word.
+    """
+    shown = {line.strip() for line in text.split("\n")}
+    return [
+        english
+        for english, translated in texts.items()
+        if translated != english
+        and len(english.split()) >= 3
+        and all(line.strip() in shown for line in english.split("\n") if line.strip())
+    ]
 
 
 class PrintedLanguage(SphinxTransform):
@@ -75,6 +118,15 @@ class PrintedLanguage(SphinxTransform):
             if new != old:
                 block[:] = [nodes.Text(new)]
                 block.rawsource = new
+            for english in english_left(new, texts):
+                logger.warning(
+                    "%s: printed %r stays English on the %s page: print it on lines of "
+                    "its own (compperf.say, or print(compperf.tr(...)))",
+                    recording.example,
+                    english,
+                    self.config.language,
+                    location=block,
+                )
 
     def _output_blocks(self) -> list[nodes.literal_block]:
         found = []
