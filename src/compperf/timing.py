@@ -27,7 +27,7 @@ def format_time(seconds: float) -> str:
     -------
     Text
         For example ``"850 ns"``, ``"12.3 µs"``, ``"4.56 ms"``, ``"1.23 s"``, with the
-        unit in the language of :func:`compperf.use_language` (``"4.56 мс"``).
+        unit in the language that ``compperf.use_language`` chose (``"4.56 мс"``).
     """
     with parts():  # a value inside a sentence or table, recorded with it
         if abs(seconds) >= 1.0:

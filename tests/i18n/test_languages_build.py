@@ -24,10 +24,14 @@ import compperf_docs
 import compperf_project
 import pytest
 from babel.messages.catalog import Catalog
+from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
+from compperf_docs import message_catalogs
 from compperf_docs import site as site_module
 from compperf_project import Language
 from sphinx.search import languages as search_languages
+
+from compperf import i18n
 
 DOCS = Path(compperf_docs.__file__).resolve().parents[2]
 UI_CATALOGS = DOCS / "locales"
@@ -39,8 +43,11 @@ import sys
 sys.path.insert(0, {str(DOCS / "_ext")!r})
 from pathlib import Path
 from compperf_docs import gallery
+import compperf.i18n
 
 DOCS = Path(__file__).resolve().parent
+# compperf's catalogs, and those of a language the test adds (what the example prints).
+compperf.i18n.LOCALES = DOCS.parent / "compperf-locales"
 project = "tiny"
 # As the site: the source language's search is English; the others set their own.
 extensions = ["sphinx_gallery.gen_gallery", "compperf_docs"]
@@ -136,6 +143,27 @@ def _write_catalogs(
         _write_po(folder / f"{page}.po", language, pages.get(page, {}))
 
 
+def _write_compperf_catalogs(folder: Path, project: compperf_project.Project) -> None:
+    """compperf's catalogs, plus one for each language compperf has none for.
+
+    A new language needs its compperf catalog too (``nox -s translations`` creates it):
+    here its messages stand in for themselves, which is enough to show the site builds.
+    """
+    shutil.copytree(i18n.LOCALES, folder)
+    template = message_catalogs.template("compperf", message_catalogs.sources()["compperf"])
+    for code in project.codes[1:]:
+        po = folder / code / "LC_MESSAGES" / "compperf.po"
+        if po.is_file():
+            continue
+        catalog = Catalog(locale=code)
+        for message in template:
+            if message.id:
+                catalog.add(message.id, message.id, context=message.context)
+        po.parent.mkdir(parents=True)
+        with po.with_suffix(".mo").open("wb") as file:
+            write_mo(file, catalog)
+
+
 def _project(
     root: Path,
     project: compperf_project.Project = PROJECT,
@@ -154,6 +182,7 @@ def _project(
     for language in project.languages[1:]:
         ui_messages = (ui or {}).get(language.code)
         _write_catalogs(docs, language.code, pages.get(language.search, {}), ui_messages)
+    _write_compperf_catalogs(root / "compperf-locales", project)
     # Downloaded notebooks install compperf from here; the build checks the file exists.
     wheels = docs / "_build" / "html" / site_module.WHEEL_FOLDER
     wheels.mkdir(parents=True)

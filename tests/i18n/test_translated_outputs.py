@@ -116,6 +116,24 @@ MESSAGES = {
         "waits for the device": "ждёт устройство",
     },
 }
+COMMENT = "Code is raw data, drawn in a monospace family: it stays as drawn in every language."
+# The comment, in the example's catalog, and the page's prose, in the page catalog: the
+# language's downloads translate both.
+MESSAGES["zh_CN"][("comment", COMMENT)] = "代码是原始数据，用等宽字体绘制：在每种语言中都保持原样。"
+MESSAGES["ru"][("comment", COMMENT)] = (
+    "Код — это исходные данные, он нарисован моноширинным шрифтом и остаётся как есть на "
+    "любом языке."
+)
+PROSE = {
+    "zh_CN": {
+        "Two timers": "两个计时器",
+        "Prints a conclusion and draws the two timers.": "打印一个结论，并画出两个计时器。",
+    },
+    "ru": {
+        "Two timers": "Два таймера",
+        "Prints a conclusion and draws the two timers.": "Печатает вывод и рисует два таймера.",
+    },
+}
 VALUES = {"naive": 1.25, "synced": 20.5}
 FIGURE_TEXTS = (
     "naive timer",
@@ -135,8 +153,9 @@ def _languages() -> list[compperf_project.Language]:
 
 def _write_catalog(path: Path, language: str, messages: dict[str, str], mo: bool) -> None:
     catalog = Catalog(locale=language)
-    for msgid, msgstr in messages.items():
-        catalog.add(msgid, msgstr)
+    for key, msgstr in messages.items():
+        context, msgid = key if isinstance(key, tuple) else (None, key)
+        catalog.add(msgid, msgstr, context=context)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as file:
         (write_mo if mo else write_po)(file, catalog)
@@ -159,10 +178,16 @@ def _project(root: Path, example: str, messages: dict[str, dict[str, str]]) -> P
         folder.mkdir(parents=True)
         ui = DOCS / "locales" / language.code / "LC_MESSAGES" / "sphinx.po"
         shutil.copy(ui, folder / "sphinx.po")
-        for page in ("index", "auto_examples/tiny/index", "auto_examples/tiny/plot_timers"):
+        for page in ("index", "auto_examples/tiny/index"):
             _write_catalog(folder / f"{page}.po", language.code, {}, mo=False)
+        prose = PROSE.get(language.code, {})
+        _write_catalog(folder / "auto_examples/tiny/plot_timers.po", language.code, prose, mo=False)
         mo = locales / language.code / "LC_MESSAGES" / "examples" / "tiny" / "plot_timers.mo"
         _write_catalog(mo, language.code, messages.get(language.code, {}), mo=True)
+        # The downloads read the comments' translations from the .po beside it.
+        _write_catalog(
+            mo.with_suffix(".po"), language.code, messages.get(language.code, {}), mo=False
+        )
     wheels = docs / "_build" / "html" / site_module.WHEEL_FOLDER
     wheels.mkdir(parents=True)
     (wheels / site_module.wheel_filename()).write_bytes(b"")
@@ -215,7 +240,10 @@ def test_english_build_records_messages_and_pickles_figures(site: SimpleNamespac
     gallery = site.docs / "auto_examples" / "tiny"
     data = json.loads((gallery / "plot_timers.messages.json").read_text("utf-8"))
     assert data["example"] == "examples/tiny/plot_timers.py"
-    assert {record["message"] for record in data["records"]} == set(MESSAGES["zh_CN"])
+    recorded = {record["message"] for record in data["records"]}
+    printed = {key for key in MESSAGES["zh_CN"] if isinstance(key, str)}  # not the comment
+    provenance = {message for message in recorded if message.startswith("Measured on")}
+    assert recorded - provenance == printed
     assert (gallery / "images" / "sphx_glr_plot_timers_001.pickle").is_file()
     assert "executed 1 out of 1" in site.logs[FIRST.code]
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from sphinx.util import logging
 
 from compperf_docs import figures, notebook_markdown, recorded, site, workarounds
+from compperf_docs.site import N_
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -33,17 +34,27 @@ __all__ = [
 NOTEBOOK_EXTRAS = ("matplotlib", "graphviz")
 
 
-def first_notebook_cell(wheel_url: str) -> str:
-    """The first cell of every downloaded notebook; it never runs during the docs build."""
-    return (
-        "# Installs what this notebook needs besides torch and Jupyter: compperf (from\n"
-        "# the site that published this notebook) and plotting helpers. Install torch\n"
-        "# first, in the build that fits your machine (CPU, CUDA or Apple MPS).\n"
-        "# Optional: Graphviz's `dot` program draws the graphs (apt-get or brew install\n"
-        "# graphviz), and torch.compile on a CPU needs a C++ compiler; without them the\n"
-        "# examples say what is missing and carry on.\n"
-        f"%pip install --quiet {wheel_url} {' '.join(NOTEBOOK_EXTRAS)}"
-    )
+# The first cell's comment, a UI message (sphinx.po): a zh_CN or ru notebook says it in
+# its reader's language (compperf_docs.language_downloads).
+INSTALL_NOTE = N_(
+    "Installs what this notebook needs besides torch and Jupyter: compperf (from the "
+    "site that published this notebook) and plotting helpers. Install torch first, in "
+    "the build that fits your machine (CPU, CUDA or Apple MPS). Optional: Graphviz's "
+    "`dot` program draws the graphs (apt-get or brew install graphviz), and "
+    "torch.compile on a CPU needs a C++ compiler; without them the examples say what is "
+    "missing and carry on."
+)
+
+
+def first_notebook_cell(wheel_url: str, note: str = INSTALL_NOTE) -> str:
+    """The first cell of every downloaded notebook; it never runs during the docs build.
+
+    ``note`` is :data:`INSTALL_NOTE`, or its translation for a zh_CN or ru notebook.
+    """
+    from compperf.i18n import wrap  # CJK-aware; imported late, with torch
+
+    comment = "\n".join(f"# {line}" for line in wrap(note, 76).splitlines())
+    return f"{comment}\n%pip install --quiet {wheel_url} {' '.join(NOTEBOOK_EXTRAS)}"
 
 
 def use_site_url(app: Sphinx, config: Config) -> None:

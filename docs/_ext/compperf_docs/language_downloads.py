@@ -40,12 +40,20 @@ from typing import TYPE_CHECKING
 from babel.messages.pofile import read_po
 from docutils import nodes
 from sphinx import addnodes
+from sphinx.locale import _
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 from sphinx_gallery.downloads import python_zip
 from sphinx_gallery.utils import zip_files
 
-from compperf_docs import download_text, gallery, language_notebooks, rst_text
+from compperf_docs import (
+    download_text,
+    gallery,
+    language_notebooks,
+    notebook_markdown,
+    rst_text,
+    site,
+)
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -179,13 +187,39 @@ def _translate(app: Sphinx, example: _Example, language: str) -> tuple[str, list
     ]
 
 
+def _language_conf(app: Sphinx, language: str) -> dict:
+    """sphinx-gallery's settings, with the first notebook cell in ``language``."""
+    conf = app.config.sphinx_gallery_conf
+    if conf.get("first_notebook_cell") is None:
+        return conf
+    wheel = site.wheel_url(app.config.compperf_site_url)
+    return {
+        **conf,
+        "first_notebook_cell": gallery.first_notebook_cell(wheel, _(gallery.INSTALL_NOTE)),
+    }
+
+
+def _language_links(app: Sphinx, language: str) -> dict[str, list[str]]:
+    """Where a role in a notebook leads: the page in ``language``, by its translated title."""
+    titles: dict[str, str] = {}
+    folder = Path(app.srcdir, "locales", language, "LC_MESSAGES")
+    for path in sorted(folder.rglob("*.po")):
+        with path.open("rb") as handle:
+            titles.update({m.id: m.string for m in read_po(handle) if m.id and m.string})
+    pages_url = f"{site.project(app).site_url}{language}/"
+    return {
+        key: [url, titles.get(title, title)]
+        for key, (url, title) in notebook_markdown.link_targets(Path(app.srcdir), pages_url).items()
+    }
+
+
 def write_language_downloads(app: Sphinx) -> None:
     """Write the downloads of the build's language, where they are missing or stale."""
     language = app.config.language
     if language == SOURCE_LANGUAGE or app.builder.format != "html":
         return
-    conf = app.config.sphinx_gallery_conf
-    options = language_notebooks.pandoc_options(conf)
+    conf = _language_conf(app, language)
+    options = language_notebooks.pandoc_options(conf, _language_links(app, language))
     recipe = "\n".join(
         [
             json.dumps(options, sort_keys=True),

@@ -34,15 +34,27 @@ __all__ = ["LANGUAGE_FILTER", "notebook", "pandoc_options"]
 LANGUAGE_FILTER = Path(__file__).resolve().parent / "pandoc" / "notebook_language.lua"
 
 
-def pandoc_options(conf: dict) -> dict:
-    """The site's pandoc options, and the language's filter with Sphinx's admonition titles."""
+def pandoc_options(conf: dict, links: dict[str, list[str]] | None = None) -> dict:
+    """The site's pandoc options, and the language's filter with Sphinx's admonition titles.
+
+    ``links`` (see :func:`compperf_docs.notebook_markdown.link_targets`) replaces the
+    English pages' targets, so that a role leads to the page in the notebook's language.
+    """
     options = dict(conf.get("pypandoc") or {})
     labels = {
         getattr(label, "_message", str(label)): str(label)
         for label in sphinx.locale.admonitionlabels.values()
     }
     metadata = f"--metadata=compperf-labels:{json.dumps(labels, ensure_ascii=False)}"
-    options["extra_args"] = [*options.get("extra_args", []), metadata]
+    arguments = [*options.get("extra_args", []), metadata]
+    if links is not None:
+        arguments = [
+            f"--metadata=compperf-links:{json.dumps(links, ensure_ascii=False)}"
+            if argument.startswith("--metadata=compperf-links:")
+            else argument
+            for argument in arguments
+        ]
+    options["extra_args"] = arguments
     options["filters"] = [*options.get("filters", []), str(LANGUAGE_FILTER)]
     return options
 
