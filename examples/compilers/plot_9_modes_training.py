@@ -347,9 +347,10 @@ else:
     )
     for reason, count in counters["graph_break"].items():
         print(
-            compperf.tr(
-                "graph break x{count}: {reason}",
-                count=count,
+            compperf.tr_plural(
+                "graph break x{n}: {reason}",
+                "graph break x{n}: {reason}",
+                count,
                 reason=reason.splitlines()[0],
             )
         )
