@@ -59,7 +59,7 @@ class MissingTranslation(LookupError):
 class Text(str):
     """A translated, formatted message that remembers how it was made.
 
-    ``record`` is the JSON-able description that :func:`render` turns into the same text
+    ``record`` is the JSON-able description that ``compperf.i18n.render`` turns into the same text
     in any language.
     """
 
