@@ -36,7 +36,10 @@ __all__ = [
 ]
 
 # Sphinx's catalog also translates messages that Sphinx itself asks for: ours come first.
-_SPHINX_MESSAGES = (_("Keyword-only parameters separator (PEP 3102)"),)
+_SPHINX_MESSAGES = (
+    _("Keyword-only parameters separator (PEP 3102)"),
+    _("Positional-only parameter separator (PEP 570)"),
+)
 
 # Written beside Sphinx's translations.js and loaded after it (see add_search_messages).
 SCRIPT = "compperf-translations.js"

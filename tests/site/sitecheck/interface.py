@@ -34,6 +34,11 @@ ALLOWED_NAMES = frozenset(
         "JavaScript",
         "zip",  # the archive format, as in "下载 zip 压缩包"
         "pradyunsg",  # furo's author, as credited in the footer
+        # torch's device types, as a figure title names the device it measured on
+        "cpu",
+        "cuda",
+        "mps",
+        "eager",  # PyTorch's eager mode: Russian writes "eager-режим", as its community does
     }
 )
 # A Latin word of two letters or more (single letters: index headings, variables).
