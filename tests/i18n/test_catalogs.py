@@ -99,7 +99,12 @@ def test_translation_keeps_references_literals_and_substitutions(path: Path) -> 
 def _extract(docs: Path, out: Path) -> None:
     """The translations session's extraction (nothing executes), into ``out``."""
     cache = out.parent / "cache"
-    env = dict(os.environ, SOURCE_DATE_EPOCH=CATALOG_EPOCH)
+    # jieba's pkg_resources warning under setuptools 80.9 (see filterwarnings in pyproject).
+    env = dict(
+        os.environ,
+        SOURCE_DATE_EPOCH=CATALOG_EPOCH,
+        PYTHONWARNINGS="ignore:pkg_resources is deprecated as an API:UserWarning",
+    )
     for name in ("MPLCONFIGDIR", "IPYTHONDIR", "XDG_CACHE_HOME", "TMPDIR"):
         env[name] = str(cache / name.lower())
         Path(env[name]).mkdir(parents=True, exist_ok=True)
