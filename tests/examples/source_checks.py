@@ -12,6 +12,7 @@ import io
 import re
 import string
 import tokenize
+from collections.abc import Iterator
 from itertools import pairwise
 
 __all__ = [
@@ -183,12 +184,9 @@ def _compperf_function(call: ast.Call, imported: dict[str, str]) -> str | None:
     return None
 
 
-def message_problems(source: str) -> list[str]:
-    """Calls of ``compperf.tr``, ``tr_plural`` or ``say`` whose message is not a string
-    literal (an f-string, a variable, a concatenation, ``str.format``): the catalogs are
-    extracted from the source, so such a message reaches no translator. ``say`` may also
-    take a message made right there by ``tr`` or ``tr_plural``.
-    """
+def _message_calls(source: str) -> Iterator[tuple[ast.Call, str | None, dict[str, str]]]:
+    """Every call in ``source``, the compperf message function it names (or None), and the
+    names ``from compperf import ...`` gave those functions."""
     tree = ast.parse(source)
     imported = {
         alias.asname or alias.name: alias.name
@@ -197,11 +195,19 @@ def message_problems(source: str) -> list[str]:
         for alias in node.names
         if alias.name in _MESSAGE_ARGUMENTS
     }
-    problems = []
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        name = _compperf_function(node, imported)
+        if isinstance(node, ast.Call):
+            yield node, _compperf_function(node, imported), imported
+
+
+def message_problems(source: str) -> list[str]:
+    """Calls of ``compperf.tr``, ``tr_plural`` or ``say`` whose message is not a string
+    literal (an f-string, a variable, a concatenation, ``str.format``): the catalogs are
+    extracted from the source, so such a message reaches no translator. ``say`` may also
+    take a message made right there by ``tr`` or ``tr_plural``.
+    """
+    problems = []
+    for node, name, imported in _message_calls(source):
         if name is None:
             continue
         count = _MESSAGE_ARGUMENTS[name]
@@ -239,19 +245,8 @@ def placeholder_problems(source: str) -> list[str]:
     and keyword values disagree. A branch that did not run (a GPU-only cell on a CPU) would
     raise only on the reader's machine; a value that no placeholder uses is a slip.
     ``tr_plural`` fills ``{n}`` itself."""
-    tree = ast.parse(source)
-    imported = {
-        alias.asname or alias.name: alias.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module == "compperf"
-        for alias in node.names
-        if alias.name in _MESSAGE_ARGUMENTS
-    }
     problems = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        name = _compperf_function(node, imported)
+    for node, name, _imported in _message_calls(source):
         messages = node.args[: _MESSAGE_ARGUMENTS.get(name, 0)]
         literal = all(isinstance(m, ast.Constant) and isinstance(m.value, str) for m in messages)
         if not messages or not literal or any(k.arg is None for k in node.keywords):
