@@ -3,21 +3,30 @@
 from __future__ import annotations
 
 from compperf.devices import as_device, num_gpus, synchronize, try_all_gpus, try_gpu
+from compperf.disturbance import Disturbance, watch
 from compperf.environment import Environment, environment
 from compperf.i18n import language, say, tr, tr_plural, use_language
 from compperf.measure import Measurement, compare, measure
 from compperf.reporting import shown_warnings
 from compperf.timing import Benchmark, Timer, format_time
+from compperf.verdicts import Comparison, Ratio, Verdict, conclude, crossover, interleave
 
 __all__ = [
     "Benchmark",
+    "Comparison",
+    "Disturbance",
     "Environment",
     "Measurement",
+    "Ratio",
     "Timer",
+    "Verdict",
     "as_device",
     "compare",
+    "conclude",
+    "crossover",
     "environment",
     "format_time",
+    "interleave",
     "language",
     "measure",
     "num_gpus",
@@ -29,6 +38,7 @@ __all__ = [
     "try_all_gpus",
     "try_gpu",
     "use_language",
+    "watch",
 ]
 
 __version__ = "0.1.0"

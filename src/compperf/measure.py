@@ -11,6 +11,7 @@ import torch
 import torch.utils.benchmark as torch_benchmark
 
 from compperf.devices import as_device, synchronize, synchronizer
+from compperf.disturbance import Disturbance, watch
 from compperf.i18n import Text, parts, table, tr, tr_plural
 from compperf.timing import format_time
 
@@ -47,6 +48,9 @@ class Measurement:
         Calls made before timing started (not counted in ``times``).
     num_threads : int
         Threads torch used for intra-op parallelism on the CPU during timing.
+    disturbance : Disturbance or None
+        What the machine reported about contention while the blocks ran
+        (:func:`compperf.watch`); ``None`` for samples timed elsewhere.
     """
 
     description: str
@@ -59,6 +63,7 @@ class Measurement:
     times: tuple[float, ...]
     warmup: int
     num_threads: int
+    disturbance: Disturbance | None = None
 
     @classmethod
     def from_times(
@@ -70,6 +75,7 @@ class Measurement:
         number_per_run: int = 1,
         warmup: int = 0,
         num_threads: int | None = None,
+        disturbance: Disturbance | None = None,
     ) -> Measurement:
         """Summarize seconds-per-call samples timed elsewhere, e.g. by a :class:`Timer`.
 
@@ -87,6 +93,8 @@ class Measurement:
             Calls made before the samples, reported as is.
         num_threads : int, optional
             Defaults to ``torch.get_num_threads()``.
+        disturbance : Disturbance, optional
+            What the machine reported while the samples were timed.
 
         Raises
         ------
@@ -115,7 +123,13 @@ class Measurement:
             times=tuple(times),
             warmup=warmup,
             num_threads=torch.get_num_threads() if num_threads is None else num_threads,
+            disturbance=disturbance,
         )
+
+    @property
+    def disturbed(self) -> bool:
+        """True when the machine reported contention while the blocks ran."""
+        return self.disturbance is not None and self.disturbance.disturbed
 
     @property
     def noisy(self) -> bool:
@@ -220,6 +234,7 @@ def measure(
     Returns
     -------
     Measurement
+        With the machine's :class:`~compperf.Disturbance` during the timed blocks.
 
     Raises
     ------
@@ -262,9 +277,10 @@ def measure(
         num_threads=threads,
         description=label,
     )
-    result = timer.adaptive_autorange(
-        threshold=_IQR_WARN_THRESHOLD, min_run_time=min_run_time, max_run_time=max_run_time
-    )
+    with watch() as watched:
+        result = timer.adaptive_autorange(
+            threshold=_IQR_WARN_THRESHOLD, min_run_time=min_run_time, max_run_time=max_run_time
+        )
     return Measurement.from_times(
         result.times,
         description=label,
@@ -272,6 +288,7 @@ def measure(
         number_per_run=result.number_per_run,
         warmup=warmup,
         num_threads=threads,
+        disturbance=watched.disturbance,
     )
 
 
