@@ -86,11 +86,67 @@ def torch_mismatch(wanted: str, installed: str, *, nvidia: bool) -> str | None:
     return None
 
 
+def provide_dot(session: nox.Session) -> None:
+    """Make the docs group's graphviz-pure the session's ``dot``.
+
+    The ``graphviz`` package (the examples draw their graphs with it) runs ``dot`` by
+    name; graphviz-pure installs its program as ``graphviz-pure`` so as never to shadow a
+    system Graphviz. Here, inside the session's virtualenv only, it is ``dot`` too: the
+    pictures come out the same on every machine, with or without Graphviz installed.
+    """
+    if session.virtualenv.location is None or session.bin is None:
+        return
+    binary = Path(session.bin) / ("graphviz-pure.exe" if os.name == "nt" else "graphviz-pure")
+    if not binary.is_file():
+        session.error(f"{binary} is missing: the docs group installs graphviz-pure")
+    dot = binary.with_name(binary.name.replace("graphviz-pure", "dot"))
+    if dot.is_symlink() or dot.is_file():
+        dot.unlink()
+    try:
+        dot.symlink_to(binary.name)
+    except OSError:  # no symlinks (Windows without developer mode)
+        shutil.copy2(binary, dot)
+
+
+def font_config(session: nox.Session) -> dict[str, str]:
+    """``FONTCONFIG_FILE`` for a browser: the system's fonts plus the font wheels' folders.
+
+    Chromium finds fonts through fontconfig, which knows nothing of the wheels the site
+    group installs (noto-cjk-sans-otc draws Chinese); this configuration adds their
+    folders, so a machine without fonts-noto-cjk shows characters, not boxes.
+    """
+    folders = session.run(
+        "python", "-c",
+        "import importlib.metadata as m, pathlib, sys\n"
+        "for name in sys.argv[1:]:\n"
+        "    for f in m.distribution(name).files or []:\n"
+        "        if f.suffix.lower() in ('.ttc', '.otf', '.ttf'):\n"
+        "            print(pathlib.Path(f.locate()).resolve().parent)",
+        *sorted({language.font_wheel for language in PROJECT.languages if language.font_wheel}),
+        silent=True,
+    )  # fmt: skip
+    if folders is None:  # --install-only
+        return {}
+    location = Path(session.virtualenv.location)
+    config = location / "fonts.conf"
+    dirs = "".join(f"  <dir>{folder}</dir>\n" for folder in sorted(set(folders.split())))
+    config.write_text(
+        '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n'
+        "<fontconfig>\n"
+        '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n'
+        f"{dirs}  <cachedir>{location / 'fontconfig-cache'}</cachedir>\n"
+        "</fontconfig>\n",
+        encoding="utf-8",
+    )
+    return {"FONTCONFIG_FILE": str(config)}
+
+
 @nox.session(default=True, reuse_venv=True)
 def tests(session: nox.Session) -> None:
     """Run the test suite at the newest allowed versions; extra arguments go to pytest."""
     install_torch(session)
     session.install("-e", ".", "--group", "test")
+    provide_dot(session)
     session.run("pytest", *session.posargs)
 
 
@@ -129,8 +185,132 @@ def tests_lowest(session: nox.Session) -> None:
     # setuptools 80.9 still ships pkg_resources, which jieba imports and which warns.
     session.install("setuptools==80.9.0")
     session.install("-e", ".", "--group", "test", "-c", str(constraints))
+    provide_dot(session)
     session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
     session.run("pytest", *session.posargs)
+
+
+# Packages PyPI has as source only (pure Python, no dependencies): pip cannot resolve them
+# for another Python version with --only-binary=:all:, so they are checked one by one with
+# --no-deps (their metadata comes from building the source with this interpreter).
+SOURCE_ONLY = frozenset({"jieba"})
+
+
+def claimed_pythons(project: dict) -> list[str]:
+    """The minor versions the classifiers claim; they must start at requires-python's floor."""
+    prefix = "Programming Language :: Python :: 3."
+    minors = sorted(
+        (
+            int(c.removeprefix(prefix))
+            for c in project.get("classifiers", [])
+            if c.startswith(prefix)
+        ),
+    )
+    versions = [f"3.{minor}" for minor in minors]
+    floor = str(project["requires-python"]).removeprefix(">=")
+    if not versions or versions[0] != floor or minors != list(range(minors[0], minors[-1] + 1)):
+        raise ValueError(
+            f"the classifiers claim Python {', '.join(versions) or 'nothing'}, not every minor "
+            f"version from requires-python's {floor} on"
+        )
+    return versions
+
+
+def for_python(requirements: list[str], version: str) -> list[str]:
+    """The requirements that apply on Python ``version``, markers evaluated for it, dropped.
+
+    pip evaluates markers for the running interpreter even with ``--python-version``.
+    """
+    environment = {"python_version": version, "python_full_version": f"{version}.0"}
+    kept = []
+    for text in requirements:
+        requirement = Requirement(text)
+        if requirement.marker is not None and not requirement.marker.evaluate(environment):
+            continue
+        requirement.marker = None
+        kept.append(str(requirement))
+    return kept
+
+
+def lowest_pins(requirements: list[str]) -> list[str]:
+    """Each requirement at its floor (``name==X`` for ``>=X``), exact pins kept, torch too."""
+    pins = []
+    for text in requirements:
+        requirement = Requirement(text)
+        lows = [spec.version for spec in requirement.specifier if spec.operator == ">="]
+        pins.append(f"{requirement.name}=={max(lows, key=Version)}" if lows else text)
+    return pins
+
+
+def resolution_commands(
+    python: str, version: str, requirements: list[str], target: str
+) -> list[list[str]]:
+    """pip dry runs that resolve ``requirements`` (markers already evaluated) for ``version``."""
+    base = [
+        python, "-m", "pip", "install", "--dry-run", "--quiet", "--ignore-installed",
+        "--target", target, "--python-version", version,
+    ]  # fmt: skip
+    binary = [r for r in requirements if Requirement(r).name not in SOURCE_ONLY]
+    source = [r for r in requirements if Requirement(r).name in SOURCE_ONLY]
+    commands = [[*base, "--only-binary=:all:", *binary]]
+    commands += [[*base, "--no-deps", requirement] for requirement in source]
+    return commands
+
+
+def check_python_versions(session: nox.Session) -> None:
+    """For each claimed Python, the newest and the lowest set of every group must resolve."""
+    import concurrent.futures
+    import subprocess
+    import tempfile
+
+    import nox.project
+
+    pyproject = nox.project.load_toml("pyproject.toml")
+    project = pyproject["project"]
+    try:
+        versions = claimed_pythons(project)
+    except ValueError as error:
+        session.error(str(error))
+    # What each session installs together (README "The two commands").
+    sets = {"tests": ["test"], "docs": ["docs", "serve"], "lint": ["lint"], "site": ["site"]}
+    jobs = {}
+    python = str(Path(session.bin) / "python")
+    with tempfile.TemporaryDirectory() as target:
+        for version in versions:
+            for name, groups in sets.items():
+                wanted = [*project["dependencies"]] if name in ("tests", "docs") else []
+                wanted += [r for g in groups for r in nox.project.dependency_groups(pyproject, g)]
+                newest = for_python(wanted, version)
+                for kind, requirements in (("newest", newest), ("lowest", lowest_pins(newest))):
+                    for command in resolution_commands(python, version, requirements, target):
+                        jobs[(version, name, kind, " ".join(command[-1:]))] = command
+        with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+            results = dict(
+                zip(
+                    jobs,
+                    pool.map(
+                        lambda c: subprocess.run(
+                            c, capture_output=True, text=True, timeout=900, check=False
+                        ),
+                        jobs.values(),
+                    ),
+                    strict=True,
+                )
+            )
+    failed = []
+    for (version, name, kind, _), result in results.items():
+        if result.returncode:
+            errors = [line for line in result.stderr.splitlines() if line.startswith("ERROR")]
+            failed.append(f"Python {version}, {name} ({kind}): {' '.join(errors[:2])}")
+    session.log(
+        f"python versions: {len(results) - len(failed)} of {len(results)} resolutions "
+        f"succeed for Python {', '.join(versions)}"
+    )
+    if failed:
+        session.error(
+            "these claimed sets do not resolve (change the floors, or claim less in "
+            "classifiers and requires-python):\n  " + "\n  ".join(failed)
+        )
 
 
 @nox.session(default=True, reuse_venv=True)
@@ -146,6 +326,8 @@ def lint(session: nox.Session) -> None:
         # that ask GitHub's API. Any finding fails (zizmor exits non-zero).
         session.run("check-jsonschema", "--builtin-schema", "vendor.github-workflows", *workflows)
         session.run("zizmor", "--offline", "--no-progress", *workflows)
+    # requires-python and the floors are true: pip's resolver, for each claimed version.
+    check_python_versions(session)
 
 
 DOCS_BUILD = Path("docs/_build")
@@ -173,6 +355,7 @@ def docs(session: nox.Session) -> None:
     """
     install_torch(session)
     session.install("-e", ".", "--group", "docs")
+    provide_dot(session)
     html = DOCS_BUILD / "html"
     _build_wheel(session, html / "wheels")
 
@@ -369,6 +552,7 @@ def serve(session: nox.Session) -> None:
     """
     install_torch(session)
     session.install("-e", ".", "--group", "docs", "--group", "serve")
+    provide_dot(session)
     args = list(session.posargs)
     language = _take_value(args, "--language") or DOCS_LANGUAGES[0]
     if language not in DOCS_LANGUAGES:
@@ -428,6 +612,7 @@ def site(session: nox.Session) -> None:
         "npm", "ci", "--prefix", "tests/site", "--no-audit", "--no-fund", "--loglevel=error",
         env={"npm_config_cache": str(cache / "npm")}, external=True,
     )  # fmt: skip
+    env.update(font_config(session))
     # The learner's fresh venv gets the same torch as the other sessions.
     env["COMPPERF_TORCH"] = TORCH
     session.run("pytest", "tests/site", *session.posargs, env=env)

@@ -42,8 +42,8 @@ PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 SITE_URL_VARIABLE = "COMPPERF_SITE_URL"
 _LANGUAGE_KEYS = ("code", "name", "tag", "search")
 # Optional keys, with their defaults: the font figures are drawn with (beside DejaVu Sans,
-# matplotlib's own) and the Debian package that installs it.
-_FONT_KEYS = {"font": "DejaVu Sans", "font-package": ""}
+# matplotlib's own), the PyPI package that ships it and the Debian package that installs it.
+_FONT_KEYS = {"font": "DejaVu Sans", "font-wheel": "", "font-package": ""}
 
 
 class ProjectError(ValueError):
@@ -69,6 +69,9 @@ class Language:
     font : str
         The font family that draws this language's script in figures, after DejaVu
         Sans (matplotlib's own, which has Latin and Cyrillic), e.g. ``"Noto Sans CJK SC"``.
+    font_wheel : str
+        The PyPI package that ships ``font`` (``font-wheel``), e.g. ``"noto-cjk-sans-otc"``;
+        the docs, tests and site sessions install it. Empty when matplotlib ships the font.
     font_package : str
         The Debian package that installs ``font`` (``font-package``), e.g.
         ``"fonts-noto-cjk"``; empty when matplotlib ships it.
@@ -79,6 +82,7 @@ class Language:
     tag: str
     search: str
     font: str = _FONT_KEYS["font"]
+    font_wheel: str = _FONT_KEYS["font-wheel"]
     font_package: str = _FONT_KEYS["font-package"]
 
 

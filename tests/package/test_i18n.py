@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from babel.messages.catalog import Catalog
@@ -90,19 +91,42 @@ def test_wrap_fills_words_and_breaks_cjk_by_columns():
     assert "".join(lines) == chinese
 
 
-def test_use_language_gives_figures_a_font_for_the_script():
+def test_use_language_gives_figures_a_font_for_the_script(monkeypatch):
+    # A machine with no CJK font of its own: only matplotlib's DejaVu fonts are known.
     pytest.importorskip("matplotlib")
     from matplotlib import font_manager, rcParams
 
-    installed = {font.name for font in font_manager.fontManager.ttflist}
-    if "Noto Sans CJK SC" not in installed:
-        pytest.skip("no CJK font here (Debian: fonts-noto-cjk)")
+    manager = font_manager.fontManager
+    own = [entry for entry in manager.ttflist if "DejaVu" in entry.name]
+    monkeypatch.setattr(manager, "ttflist", own)
+    manager._findfont_cached.cache_clear()
+    wheel = i18n.wheel_fonts("zh_CN")
+    assert wheel, "noto-cjk-sans-otc is in the docs group: the tests session installs it"
     try:
         i18n.use_language("zh_CN")
         assert rcParams["font.family"] == ["sans-serif", "Noto Sans CJK SC"]
+        found = font_manager.findfont(
+            font_manager.FontProperties(family="Noto Sans CJK SC"), fallback_to_default=False
+        )
+        assert Path(found).resolve() in wheel
     finally:
         i18n.use_language("en")
+        manager._findfont_cached.cache_clear()
     assert rcParams["font.family"] == ["sans-serif"]
+
+
+def test_without_any_cjk_font_the_warning_names_the_pip_command(monkeypatch):
+    pytest.importorskip("matplotlib")
+    from matplotlib import font_manager
+
+    manager = font_manager.fontManager
+    monkeypatch.setattr(manager, "ttflist", [e for e in manager.ttflist if "DejaVu" in e.name])
+    monkeypatch.setattr(i18n, "wheel_fonts", lambda code: [])
+    try:
+        with pytest.warns(UserWarning, match=r"python -m pip install noto-cjk-sans-otc"):
+            i18n.use_language("zh_CN")
+    finally:
+        i18n.use_language("en")
 
 
 def test_string_fields_are_padded_by_columns():

@@ -41,11 +41,14 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 __all__ = [
+    "FONTS_KEY",
     "TEXTS_KEY",
     "FigureLanguage",
     "FigureTextError",
     "check_font",
     "draw_languages",
+    "font_files",
+    "font_hint",
     "forget_example",
     "has_words",
     "language_path",
@@ -61,6 +64,8 @@ logger = logging.getLogger(__name__)
 TEXTS_KEY = "compperf-texts"
 _KEY = "compperf-key"
 _ALT_KEY = "compperf-alt"
+# The font file of each family the figure was drawn with (JSON: family -> path).
+FONTS_KEY = "compperf-fonts"
 # Bump when drawing changes in a way the key does not see.
 _DRAWING_VERSION = "1"
 # Settings in force when sphinx-gallery saved the figure; the copy is saved with them.
@@ -346,10 +351,27 @@ def _draw(payload: bytes, table: Translations, where: str, fonts: list[str]) -> 
     return _Drawn(buffer.getvalue(), list(dict.fromkeys(shown)), alt, problems, missing)
 
 
+def font_hint(language: Any) -> str:
+    """The commands that install the language's font, for an error message."""
+    ways = []
+    if language.font_wheel:
+        ways.append(f"python -m pip install {language.font_wheel} (nox's sessions install it)")
+    if language.font_package:
+        ways.append(f"Debian: apt-get install {language.font_package}")
+    return "install it: " + ", or ".join(ways) if ways else "install it"
+
+
 def check_font(language: Any) -> list[str]:
-    """Fonts for ``font.sans-serif``; raises if the language's font is not installed."""
+    """Fonts for ``font.sans-serif``; raises if the language's font is not installed.
+
+    The language's ``font-wheel``, when installed, is made known to matplotlib first.
+    """
     from matplotlib import font_manager
 
+    from compperf import i18n
+
+    if language.font_wheel:
+        i18n.add_wheel_fonts(language.code, language.font_wheel)
     fonts = list(dict.fromkeys(["DejaVu Sans", language.font]))
     for font in fonts:
         try:
@@ -359,16 +381,22 @@ def check_font(language: Any) -> list[str]:
         except ValueError as error:
             raise FigureTextError(
                 f"the {language.code} figures need the font {font!r}, which matplotlib "
-                f"cannot find ({error})"
-                + (
-                    f"; install it (Debian: apt-get install {language.font_package})"
-                    if language.font_package
-                    else ""
-                )
-                + " and delete matplotlib's font cache (fontlist-*.json under "
-                "matplotlib.get_cachedir())"
+                f"cannot find ({error}); {font_hint(language)}; if it is installed, delete "
+                "matplotlib's font cache (fontlist-*.json under matplotlib.get_cachedir())"
             ) from error
     return fonts
+
+
+def font_files(fonts: list[str]) -> dict[str, str]:
+    """The file matplotlib draws each font family with (kept in each PNG: ``FONTS_KEY``)."""
+    from matplotlib import font_manager
+
+    return {
+        font: font_manager.findfont(
+            font_manager.FontProperties(family=font), fallback_to_default=False
+        )
+        for font in fonts
+    }
 
 
 @dataclass(frozen=True)
@@ -468,7 +496,7 @@ def draw_languages(app: Sphinx) -> None:
                         _DRAWING_VERSION.encode(),
                         hashlib.sha256(payload).digest(),
                         table.key().encode(),
-                        json.dumps(fonts).encode(),
+                        json.dumps(font_files(fonts)).encode(),
                     ]
                 )
             ).hexdigest()
@@ -491,7 +519,7 @@ def draw_languages(app: Sphinx) -> None:
                 problems.append(
                     f"{example.recording.example}: figure {png.name} has characters that "
                     f"no font of {fonts} draws ({'; '.join(sorted(set(result.missing_glyphs)))})"
-                    + (f"; install {lang.font_package}" if lang.font_package else "")
+                    + f"; {font_hint(lang)}"
                 )
             if result.problems or result.missing_glyphs:
                 target.unlink(missing_ok=True)
@@ -500,6 +528,7 @@ def draw_languages(app: Sphinx) -> None:
                 TEXTS_KEY: json.dumps(result.texts, ensure_ascii=False),
                 _ALT_KEY: result.alt,
                 _KEY: key,
+                FONTS_KEY: json.dumps(font_files(fonts)),
             }
             target.write_bytes(_with_texts(result.png, texts))
             drawn += 1

@@ -54,7 +54,20 @@ def first_notebook_cell(wheel_url: str, note: str = INSTALL_NOTE) -> str:
     from compperf.i18n import wrap  # CJK-aware; imported late, with torch
 
     comment = "\n".join(f"# {line}" for line in wrap(note, 76).splitlines())
-    return f"{comment}\n%pip install --quiet {wheel_url} {' '.join(NOTEBOOK_EXTRAS)}"
+    return f"{comment}\n" + "\n".join(f"%pip {args}" for args in install_arguments(wheel_url))
+
+
+def install_arguments(wheel_url: str) -> list[str]:
+    """pip's arguments, one install per item: the extras, then compperf from ``wheel_url``.
+
+    compperf is installed again every time, without the download cache: a notebook run
+    after the site was rebuilt with a changed compperf (same version number) gets the
+    code its page ran, not the compperf pip kept from last time.
+    """
+    return [
+        f"install --quiet {' '.join(NOTEBOOK_EXTRAS)}",
+        f"install --quiet --force-reinstall --no-deps --no-cache-dir {wheel_url}",
+    ]
 
 
 def use_site_url(app: Sphinx, config: Config) -> None:

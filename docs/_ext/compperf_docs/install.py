@@ -17,9 +17,13 @@ __all__ = ["InstallCommand", "install_command"]
 
 
 def install_command(root_url: str) -> str:
-    """``python -m pip install <wheel URL> <extras>`` for the site served at ``root_url``."""
-    return " ".join(
-        ["python", "-m", "pip", "install", site.wheel_url(root_url), *gallery.NOTEBOOK_EXTRAS]
+    """The ``python -m pip install`` lines for the site served at ``root_url``.
+
+    The same installs as a notebook's first cell (:func:`compperf_docs.gallery.install_arguments`):
+    the extras, then compperf from the site's wheel, installed again each time.
+    """
+    return "\n".join(
+        f"python -m pip {args}" for args in gallery.install_arguments(site.wheel_url(root_url))
     )
 
 

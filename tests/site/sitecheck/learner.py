@@ -15,6 +15,7 @@ __all__ = [
     "LearnerError",
     "create_venv",
     "first_cell_install",
+    "first_cell_installs",
     "learner_env",
     "pip_install",
     "run_notebook",
@@ -83,8 +84,8 @@ def pip_install(python: Path, requirements: list[str], env: dict[str, str], time
     _run(command, env, python.parent, timeout, f"pip install {' '.join(requirements)}")
 
 
-def first_cell_install(notebook: Path) -> list[str]:
-    """The arguments of the ``%pip install`` in the notebook's first code cell.
+def first_cell_installs(notebook: Path) -> list[list[str]]:
+    """The arguments of each ``%pip install`` in the notebook's first code cell, in order.
 
     Raises
     ------
@@ -93,10 +94,15 @@ def first_cell_install(notebook: Path) -> list[str]:
     """
     nb = nbformat.read(notebook, as_version=4)
     first = next((cell for cell in nb.cells if cell.cell_type == "code"), None)
-    match = _PIP_MAGIC.search(first.source) if first else None
-    if match is None:
+    found = _PIP_MAGIC.findall(first.source) if first else []
+    if not found:
         raise LearnerError(f"{notebook.name}: its first code cell has no `%pip install` line")
-    return shlex.split(match.group(1))
+    return [shlex.split(line) for line in found]
+
+
+def first_cell_install(notebook: Path) -> list[str]:
+    """Every argument of the first code cell's ``%pip install`` lines, one list."""
+    return [arg for args in first_cell_installs(notebook) for arg in args]
 
 
 def run_notebook(python: Path, notebook: Path, env: dict[str, str], timeout: float) -> Path:
