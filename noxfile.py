@@ -300,8 +300,12 @@ def check_python_versions(session: nox.Session) -> None:
     failed = []
     for (version, name, kind, _), result in results.items():
         if result.returncode:
-            errors = [line for line in result.stderr.splitlines() if line.startswith("ERROR")]
-            failed.append(f"Python {version}, {name} ({kind}): {' '.join(errors[:2])}")
+            errors = [
+                line
+                for line in result.stderr.splitlines()
+                if line.startswith("ERROR") and "Ignored the following" not in line
+            ]
+            failed.append(f"Python {version}, {name} ({kind}): {' '.join(errors[:3])[:600]}")
     session.log(
         f"python versions: {len(results) - len(failed)} of {len(results)} resolutions "
         f"succeed for Python {', '.join(versions)}"

@@ -56,3 +56,34 @@ def test_lowest_constraints_pin_lower_bounds(noxfile) -> None:
         ["torch>=2.4", "numpy>=1.24", "sphinx==9.0.4", "tomli>=1.1; python_version < '3.0'"]
     )
     assert pins == ["numpy==1.24"]  # torch is chosen per machine; exact pins stay
+
+
+def test_claimed_pythons_start_at_requires_python_and_leave_no_gap(noxfile) -> None:
+    classifiers = [f"Programming Language :: Python :: 3.{m}" for m in (11, 12, 13)]
+    project = {"requires-python": ">=3.11", "classifiers": classifiers}
+    assert noxfile.claimed_pythons(project) == ["3.11", "3.12", "3.13"]
+    with pytest.raises(ValueError, match="not every minor version"):
+        noxfile.claimed_pythons({**project, "requires-python": ">=3.10"})
+    with pytest.raises(ValueError, match="not every minor version"):
+        noxfile.claimed_pythons({**project, "classifiers": [classifiers[0], classifiers[2]]})
+
+
+def test_the_project_claims_what_its_floors_allow(noxfile) -> None:
+    import nox.project
+
+    project = nox.project.load_toml(str(NOXFILE.with_name("pyproject.toml")))["project"]
+    assert noxfile.claimed_pythons(project)[0] == "3.11"  # sphinx 9 needs 3.11
+
+
+def test_markers_are_evaluated_for_the_target_python(noxfile) -> None:
+    wanted = ["numpy>=1.25; python_version < '3.12'", "numpy>=2.3.2; python_version >= '3.14'"]
+    assert noxfile.for_python(wanted, "3.11") == ["numpy>=1.25"]
+    assert noxfile.for_python(wanted, "3.14") == ["numpy>=2.3.2"]
+    assert noxfile.lowest_pins(["torch>=2.9", "sphinx==9.0.4"]) == ["torch==2.9", "sphinx==9.0.4"]
+
+
+def test_source_only_packages_resolve_alone_without_only_binary(noxfile) -> None:
+    commands = noxfile.resolution_commands("py", "3.12", ["jieba==0.42.1", "furo==1"], "/t")
+    assert commands[0][-2:] == ["--only-binary=:all:", "furo==1"]
+    assert commands[1][-2:] == ["--no-deps", "jieba==0.42.1"]
+    assert all(command[command.index("--python-version") + 1] == "3.12" for command in commands)
