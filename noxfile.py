@@ -271,19 +271,22 @@ def check_python_versions(session: nox.Session) -> None:
         versions = claimed_pythons(project)
     except ValueError as error:
         session.error(str(error))
-    # What each session installs together (README "The two commands").
-    sets = {"tests": ["test"], "docs": ["docs", "serve"], "lint": ["lint"], "site": ["site"]}
-    jobs = {}
+    # What the sessions install together: the test group includes the docs group, so one
+    # resolution covers tests, docs and serve.
+    sets = {"tests+docs+serve": ["test", "serve"], "lint": ["lint"], "site": ["site"]}
+    jobs: dict[tuple[str, str, str, str], list[str]] = {}
     python = str(Path(session.bin) / "python")
     with tempfile.TemporaryDirectory() as target:
         for version in versions:
             for name, groups in sets.items():
-                wanted = [*project["dependencies"]] if name in ("tests", "docs") else []
+                wanted = [*project["dependencies"]] if "test" in groups else []
                 wanted += [r for g in groups for r in nox.project.dependency_groups(pyproject, g)]
                 newest = for_python(wanted, version)
                 for kind, requirements in (("newest", newest), ("lowest", lowest_pins(newest))):
                     for command in resolution_commands(python, version, requirements, target):
-                        jobs[(version, name, kind, " ".join(command[-1:]))] = command
+                        if command not in jobs.values():  # a source-only pin: once a version
+                            what = command[-1] if "--no-deps" in command else "wheels"
+                            jobs[(version, name, kind, what)] = command
         with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
             results = dict(
                 zip(
@@ -298,8 +301,9 @@ def check_python_versions(session: nox.Session) -> None:
                 )
             )
     failed = []
-    for (version, name, kind, _), result in results.items():
+    for (version, name, kind, what), result in results.items():
         if result.returncode:
+            name = f"{name}, {what}"
             errors = [
                 line
                 for line in result.stderr.splitlines()
@@ -347,6 +351,36 @@ DOCS_CACHE_VARIABLES = {
 }
 
 
+# Where sockets may be made (multiprocessing's listeners under TMPDIR, Jupyter's runtime
+# files): an AF_UNIX path holds at most 107 bytes, so under a deep checkout these folders
+# move to a short one of their own in the system's temporary folder (issue 19).
+SOCKET_FOLDERS = ("TMPDIR", "JUPYTER_RUNTIME_DIR")
+SHORT_ENOUGH = 60
+
+
+def docs_cache_env(cache: Path) -> dict[str, str]:
+    """The cache variables for a docs build whose cache folder is ``cache`` (absolute).
+
+    Each variable names a folder under ``cache``, created; :data:`SOCKET_FOLDERS` move to
+    ``<system temp>/compperf-<hash of cache>/`` when the path under ``cache`` is longer than
+    :data:`SHORT_ENOUGH`, so a 150-character checkout builds like a short one.
+    """
+    import hashlib
+    import tempfile
+
+    short = Path(tempfile.gettempdir()) / (
+        "compperf-" + hashlib.sha256(str(cache).encode()).hexdigest()[:12]
+    )
+    env = {}
+    for name, folder in DOCS_CACHE_VARIABLES.items():
+        path = cache / folder
+        if name in SOCKET_FOLDERS and len(str(path)) > SHORT_ENOUGH:
+            path = short / folder
+        path.mkdir(parents=True, exist_ok=True)
+        env[name] = str(path)
+    return env
+
+
 @nox.session(default=False, reuse_venv=True)
 def docs(session: nox.Session) -> None:
     """Build the executed site in every language into docs/_build/html/<lang>/ (see README).
@@ -363,10 +397,7 @@ def docs(session: nox.Session) -> None:
     html = DOCS_BUILD / "html"
     _build_wheel(session, html / "wheels")
 
-    cache = (DOCS_BUILD / ".cache").resolve()
-    env = {name: str(cache / folder) for name, folder in DOCS_CACHE_VARIABLES.items()}
-    for folder in env.values():
-        Path(folder).mkdir(parents=True, exist_ok=True)
+    env = docs_cache_env((DOCS_BUILD / ".cache").resolve())
     args = list(session.posargs)
     if "--no-exec" in args:
         args.remove("--no-exec")
@@ -514,10 +545,7 @@ def translations(session: nox.Session) -> None:
     """
     install_torch(session)
     session.install("-e", ".", "--group", "docs")
-    cache = (DOCS_BUILD / ".cache").resolve()
-    env = {name: str(cache / folder) for name, folder in DOCS_CACHE_VARIABLES.items()}
-    for folder in env.values():
-        Path(folder).mkdir(parents=True, exist_ok=True)
+    env = docs_cache_env((DOCS_BUILD / ".cache").resolve())
     env["SOURCE_DATE_EPOCH"] = CATALOG_EPOCH
     templates = DOCS_BUILD / "gettext"
     shutil.rmtree(templates, ignore_errors=True)  # no template left from a removed page
@@ -570,10 +598,7 @@ def serve(session: nox.Session) -> None:
         "python", "-m", "pip", "wheel", "--quiet", "--no-deps",
         "--wheel-dir", str(serve_root / "wheels"), ".",
     )  # fmt: skip
-    cache = (DOCS_BUILD / ".cache").resolve()
-    env = {name: str(cache / folder) for name, folder in DOCS_CACHE_VARIABLES.items()}
-    for folder in env.values():
-        Path(folder).mkdir(parents=True, exist_ok=True)
+    env = docs_cache_env((DOCS_BUILD / ".cache").resolve())
     session.run(
         "sphinx-autobuild", "-b", "html", "-D", f"language={language}",
         "-d", str(serve_root / ".doctrees" / language),
@@ -608,13 +633,10 @@ def site(session: nox.Session) -> None:
         session.error("npm is missing: tests/site installs axe-core from the npm registry")
     session.install("--upgrade", "pip>=25.1")
     session.install("--group", "site")
-    cache = (DOCS_BUILD / ".cache").resolve()
-    env = {name: str(cache / folder) for name, folder in DOCS_CACHE_VARIABLES.items()}
-    for folder in env.values():
-        Path(folder).mkdir(parents=True, exist_ok=True)
+    env = docs_cache_env((DOCS_BUILD / ".cache").resolve())
     session.run(
         "npm", "ci", "--prefix", "tests/site", "--no-audit", "--no-fund", "--loglevel=error",
-        env={"npm_config_cache": str(cache / "npm")}, external=True,
+        env={"npm_config_cache": str((DOCS_BUILD / ".cache" / "npm").resolve())}, external=True,
     )  # fmt: skip
     env.update(font_config(session))
     # The learner's fresh venv gets the same torch as the other sessions.

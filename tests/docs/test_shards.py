@@ -234,6 +234,34 @@ def test_reusing_outputs_stops_when_a_chapter_is_missing(
     assert re.search(r"no current outputs to reuse and would run: two/plot_two\.py", result.stderr)
 
 
+def test_a_shard_without_outputs_is_one_message_naming_the_fix(
+    sharded: SimpleNamespace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.copytree(sharded.copies["one"].parent / "examples", tmp_path / "examples")
+    docs = _project_copy(sharded.copies["one"], tmp_path)
+    argv = [
+        str(sharded.copies["one"]),
+        "--docs",
+        str(docs),
+        "--examples",
+        str(tmp_path / "examples"),
+    ]
+    assert shards.main(argv) == 1
+    assert "nox -s docs -- --chapters=two --languages=en" in capsys.readouterr().err
+    assert shards.main([str(tmp_path / "nowhere"), "--docs", str(docs)]) == 2
+    assert "is not a shard's docs folder" in capsys.readouterr().err
+    # The build that would reuse the outputs: our message, not Sphinx's crash report.
+    build_languages = Path(shards.__file__).resolve().parents[1] / "build_languages.py"
+    result = subprocess.run(
+        [sys.executable, str(build_languages), str(docs), str(docs / "_build" / "html"),
+         str(docs / "_build" / "doctrees"), "en", "-q", "-D", "compperf_reuse_outputs=1"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "no current outputs to reuse and would run: two/plot_two.py" in result.stderr
+    assert "To report this error to the developers" not in result.stderr
+
+
 def _project_copy(docs: Path, root: Path) -> Path:
     """A fresh copy of a tiny project's sources (no build outputs) under ``root``."""
     target = root / "docs"

@@ -341,6 +341,26 @@ def test_failing_or_unprovenanced_example_fails_the_build(tmp_path: Path) -> Non
     )
 
 
+def test_an_example_that_raises_is_our_message_not_a_sphinx_crash(tmp_path: Path) -> None:
+    docs = _project(tmp_path, {"plot_broken.py": FAILING_EXAMPLE})
+    cache = tmp_path / "cache"
+    env = {k: v for k, v in os.environ.items() if k != site.SITE_URL_VARIABLE}
+    for name in ("MPLCONFIGDIR", "IPYTHONDIR", "XDG_CACHE_HOME", "TMPDIR"):
+        env[name] = str(cache / name.lower())
+        Path(env[name]).mkdir(parents=True, exist_ok=True)
+    out = docs / "_build"
+    result = subprocess.run(
+        [sys.executable, str(DOCS_EXT / "build_languages.py"), str(docs), str(out / "html"),
+         str(out / "doctrees"), "en", "-q"],
+        capture_output=True, text=True, env=env, timeout=300, check=False,
+    )  # fmt: skip
+    log = result.stdout + result.stderr
+    assert result.returncode == 2, log
+    assert "broken on purpose" in log
+    assert "An example raised: run it alone" in log
+    assert "To report this error to the developers" not in log
+
+
 def test_root_index_links_each_built_language(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no built language"):
         site.write_root_index(tmp_path, PROJECT.languages)

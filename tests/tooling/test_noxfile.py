@@ -87,3 +87,19 @@ def test_source_only_packages_resolve_alone_without_only_binary(noxfile) -> None
     assert commands[0][-2:] == ["--only-binary=:all:", "furo==1"]
     assert commands[1][-2:] == ["--no-deps", "jieba==0.42.1"]
     assert all(command[command.index("--python-version") + 1] == "3.12" for command in commands)
+
+
+def test_a_deep_checkout_keeps_socket_folders_short(noxfile, tmp_path) -> None:
+    deep = tmp_path / ("d" * (150 - len(str(tmp_path)) - 1))
+    assert len(str(deep)) == 150
+    env = noxfile.docs_cache_env(deep / "docs" / "_build" / ".cache")
+    for name in noxfile.SOCKET_FOLDERS:
+        # room for multiprocessing's pymp-XXXXXXXX/listener-XXXXXXXX under it (107 bytes)
+        assert len(env[name]) + len("/pymp-abcdefgh/listener-abcdefgh") < 107, env[name]
+        assert Path(env[name]).is_dir()
+    assert env["MPLCONFIGDIR"].startswith(str(deep))  # the others stay in the checkout
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="c", dir="/tmp") as short_root:
+        short = noxfile.docs_cache_env(Path(short_root) / "d")
+        assert short["TMPDIR"] == f"{short_root}/d/tmp"  # short enough: stays

@@ -326,12 +326,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--docs", type=Path, default=Path("docs"), help="receives them")
     parser.add_argument("--examples", type=Path, default=Path("examples"))
     args = parser.parse_args(argv)
-    report = merge(args.shards, args.docs, args.examples)
+    try:
+        report = merge(args.shards, args.docs, args.examples)
+    except FileNotFoundError as error:
+        print(f"compperf_docs.shards: {error}; name each shard's docs folder", file=sys.stderr)
+        return 2
     for name, shard in report.chapters.items():
         print(f"{name}: executed outputs from {shard}")
     print(f"notebooks added to the jupyter cache: {report.notebooks}")
     for name, missing in report.incomplete.items():
-        print(f"{name}: no shard has current outputs for {', '.join(missing)}", file=sys.stderr)
+        print(
+            f"{name}: no shard has current outputs for {', '.join(missing)}; build that "
+            f"chapter from these same sources (and COMPPERF_SITE_URL) in a shard: "
+            f"nox -s docs -- --chapters={name} --languages=en",
+            file=sys.stderr,
+        )
     return 1 if report.incomplete else 0
 
 
