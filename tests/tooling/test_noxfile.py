@@ -103,3 +103,37 @@ def test_a_deep_checkout_keeps_socket_folders_short(noxfile, tmp_path) -> None:
     with tempfile.TemporaryDirectory(prefix="c", dir="/tmp") as short_root:
         short = noxfile.docs_cache_env(Path(short_root) / "d")
         assert short["TMPDIR"] == f"{short_root}/d/tmp"  # short enough: stays
+
+
+class _Session:
+    """What provide_dot and font_config use of a nox session."""
+
+    def __init__(self, location: Path, printed: str = "") -> None:
+        self.virtualenv = type("Venv", (), {"location": str(location)})()
+        self.bin = str(location / "bin")
+        self.printed = printed
+
+    def run(self, *args: object, **kwargs: object) -> str:
+        return self.printed
+
+    def error(self, message: str) -> None:
+        raise RuntimeError(message)
+
+
+def test_provide_dot_links_graphviz_pure_as_dot(noxfile, tmp_path) -> None:
+    session = _Session(tmp_path)
+    with pytest.raises(RuntimeError, match="installs graphviz-pure"):
+        noxfile.provide_dot(session)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "graphviz-pure").write_text("#!/bin/sh\n")
+    noxfile.provide_dot(session)
+    noxfile.provide_dot(session)  # again: replaces its own link
+    dot = tmp_path / "bin" / "dot"
+    assert dot.resolve() == (tmp_path / "bin" / "graphviz-pure").resolve()
+
+
+def test_font_config_adds_the_font_wheels_folders_to_the_systems(noxfile, tmp_path) -> None:
+    env = noxfile.font_config(_Session(tmp_path, printed="/fonts/a\n/fonts/a\n"))
+    text = Path(env["FONTCONFIG_FILE"]).read_text(encoding="utf-8")
+    assert text.count("<dir>/fonts/a</dir>") == 1
+    assert '<include ignore_missing="yes">/etc/fonts/fonts.conf</include>' in text
