@@ -35,7 +35,8 @@ def missing_fonts(tags: Iterable[str]) -> str | None:
     return "; ".join(
         f"no font for {', '.join(sorted(tags))} here (fc-list :lang=... finds none, or "
         f"fontconfig is missing): the browser would draw boxes instead of characters, "
-        f"so these checks cannot pass honestly; install {package} (Debian: "
-        f"apt-get install {package})"
+        f"so these checks cannot pass honestly; run them with `nox -s site`, which gives "
+        f"fontconfig the noto-cjk-sans-otc wheel's font (FONTCONFIG_FILE), or install "
+        f"{package} (Debian: apt-get install {package})"
         for package, tags in sorted(needed.items())
     )
