@@ -2,7 +2,7 @@
 
 The noxfile, ``docs/conf.py``, the Sphinx extension ``compperf_docs`` and the tests all
 read the site's languages, chapters and default URL through this module. It needs only
-the standard library (``tomli`` on Python 3.10), so it imports without Sphinx::
+the standard library, so it imports without Sphinx::
 
     import compperf_project
     compperf_project.chapters()          # ["asynchronous", "compilers"]
@@ -14,15 +14,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import sys
+import tomllib
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10: the docs group and nox both bring tomli
-    import tomli as tomllib
 
 __all__ = [
     "PYPROJECT",

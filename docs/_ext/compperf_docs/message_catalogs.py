@@ -21,7 +21,7 @@ from __future__ import annotations
 import io
 import sys
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
@@ -53,7 +53,7 @@ _HEADER = {
     "fuzzy": False,
     "charset": "utf-8",
 }
-_EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def sources() -> dict[str, list[Path]]:
