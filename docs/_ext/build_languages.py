@@ -69,7 +69,7 @@ def own_message(error: BaseException) -> str | None:
     """
     where = _innermost_file(error)
     if isinstance(error, SphinxError) and _ours(where):
-        return f"{error.category}: {error}"
+        return str(error)
     original = getattr(error, "orig_exc", None)
     if isinstance(original, BaseException) and _ours(_innermost_file(original)):
         frame = traceback.extract_tb(original.__traceback__)[-1]
