@@ -386,23 +386,32 @@ plt.show()
 # %%
 # Why it looks like this
 # ----------------------
-# A call has a fixed cost and a cost that grows with the batch. The fixed part
-# is the Python code around the work: ``nn.Sequential`` calls each layer in
-# turn, a compiled model checks its guards (are the inputs still of the kind
-# the graph was compiled for?) and jumps into the generated code; on a GPU,
-# each kernel launch adds a few microseconds. At small batch sizes the fixed
-# part dominates, so whichever version has the leanest call path wins, and
-# compiling can lose. At large batch sizes the matrix products dominate, and
-# every version hands them to the same library: on a CPU, Inductor calls
-# ``addmm``, which adds the bias too, and generates C++ code only for the
-# ReLUs, so there is little left to gain. On a GPU, Inductor fuses the bias
-# and the ReLU into one Triton kernel after each matrix product, which saves
-# trips through memory, but each kernel still costs a launch. This page
-# measures the default mode only. The mode that removes launch cost is
-# ``mode="reduce-overhead"`` (pages 2 and 9 of this chapter use it): it
-# replays a CUDA graph instead of launching the kernels one by one. CUDA
-# graphs record one graph per distinct input shape, so ``dynamic=True`` does
-# not give one CUDA graph for all batch sizes: each new size records its own.
+# A call has a fixed cost and a cost that grows with the batch, and three
+# regimes follow from them. At small batch sizes the fixed part dominates
+# (the overhead regime): the Python code around the work (``nn.Sequential``
+# calls each layer in turn, a compiled model checks its guards, are the
+# inputs still of the kind the graph was compiled for?, and jumps into the
+# generated code) and, on a GPU, a few microseconds per kernel launch.
+# Whichever version has the leanest host path wins there, and compiling can
+# lose. Where element-wise operations move data with little arithmetic (the
+# memory-bandwidth regime), fusing them into fewer passes over memory is what
+# a compiler gains. At large batch sizes the matrix products dominate (the
+# compute regime), and every version hands them to the same library, so there
+# is little left to gain. This MLP has few element-wise operations. On a CPU,
+# Inductor calls ``addmm``, which adds the bias too, and generates C++ code
+# only for the ReLUs. On a GPU, eager mode already runs each ``nn.Linear`` as
+# one library call that adds the bias (for batches above 1, cuBLASLt adds it
+# in the matrix product's epilogue); Inductor instead calls ``mm`` without the
+# bias and fuses the bias with the ReLU into one Triton kernel (the
+# ``unfuse_bias_add_to_pointwise`` pass in
+# ``torch/_inductor/fx_passes/post_grad.py``). Either way the MLP runs five
+# kernels: a default-mode gain on a GPU comes from the leaner host path, not
+# from fewer launches. This page measures the default mode only. Launches
+# disappear only with ``mode="reduce-overhead"`` (pages 2 and 9 of this
+# chapter use it): it replays a CUDA graph instead of launching the kernels
+# one by one. CUDA graphs record one graph per distinct input shape, so
+# ``dynamic=True`` does not give one CUDA graph for all batch sizes: each new
+# size records its own.
 #
 # Summary
 # -------
@@ -455,13 +464,15 @@ for setting, count in graph_counts.items():
 
 # %%
 # **2.** When the work per call is small compared with what compiling
-# removes: the interpreter's steps, separate passes over memory for each
-# element-wise operation, and on a GPU one launch per kernel. On a GPU the
-# launch cost is a large part of a small call, so fusing kernels (fewer
-# launches) pays from smaller batch sizes on; on a CPU there is no launch to
-# save. This page measured the default mode; ``mode="reduce-overhead"``
-# (pages 2 and 9) removes the remaining launches by replaying a CUDA graph,
-# recorded once for each batch size it sees.
+# removes: the interpreter's steps and the Python around each layer (the
+# overhead regime), and separate passes over memory for chains of element-wise
+# operations (the memory-bandwidth regime). On a GPU the host path is a large
+# part of a small call, since the GPU waits while the CPU launches each
+# kernel, so a leaner host path pays from smaller batch sizes on; fusion does
+# not reduce this MLP's kernel count (five either way, see above). On a CPU
+# there is no launch to save. This page measured the default mode;
+# ``mode="reduce-overhead"`` (pages 2 and 9) removes the launches themselves
+# by replaying a CUDA graph, recorded once for each batch size it sees.
 #
 # **3.** With one thread the matrix products take longer while the fixed cost
 # of a call stays the same, so each version's time grows most at large batch

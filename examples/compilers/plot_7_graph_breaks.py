@@ -103,7 +103,11 @@ for name, fn in causes.items():
 # ----------------------------------------
 # ``torch._dynamo.explain(fn)(*args)`` runs ``fn`` once under Dynamo and
 # reports every graph and every break, with the reason Dynamo gives. It resets
-# Dynamo before and after, so it does not disturb what you compile later.
+# Dynamo before and after it runs: every graph compiled so far in the process
+# is forgotten (on CUDA, with the CUDA graphs recorded for them), and the next
+# call of a compiled function compiles again. Run it before you compile and
+# time, not in between; ``run_and_get_code`` (page 2) resets Dynamo before
+# its call too.
 # Look for the graph count, the break count and the first line of each
 # reason. The ``print`` also shows its output once, while Dynamo runs it.
 
