@@ -375,10 +375,10 @@ print(compperf.tr("machine: {state}", state=comparison.disturbance))
 
 # %%
 # The ``torch.utils.benchmark.Timer`` block above and the eager row of the
-# table time the same call. On a quiet machine they agree closely; where they
-# differ, trust the table: the Timer ran once, alone, so a stall during its
-# blocks moves its median, while the table's rounds ran alternately with the
-# other versions and the verdicts below come from their per-round ratios.
+# table time the same call. Where they differ, trust the table: the Timer ran
+# once, alone, so a stall during its blocks moves its median, while the
+# table's rounds ran alternately with the other versions and the verdicts
+# below come from their per-round ratios.
 
 compperf.say(
     "eager mode per call: {timer} in the Timer block, {rounds} in the rounds",
