@@ -295,17 +295,17 @@ verdict = comparison.faster(
 ratio = comparison.ratio("FX GraphModule", imperative)
 if verdict.yes:
     compperf.say(
-        "The traced version is faster than the imperative one here: {ratio}.",
+        "The traced version is faster than the imperative one here: {ratio}",
         ratio=ratio,
     )
 elif verdict.no:
     compperf.say(
-        "The traced version is not faster than the imperative one: {ratio}.",
+        "The traced version is not faster than the imperative one: {ratio}",
         ratio=ratio,
     )
 else:
     compperf.say(
-        "This run cannot tell whether the traced version is faster: {ratio}.",
+        "This run cannot tell whether the traced version is faster: {ratio}",
         ratio=ratio,
     )
 

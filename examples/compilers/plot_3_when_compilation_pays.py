@@ -266,7 +266,7 @@ for name in list(versions)[1:]:
     if point.yes:
         compperf.say(
             "{version} becomes faster than eager mode between batch sizes "
-            "{low} and {high} and stays faster up to {largest}.",
+            "{low} and {high} and stays faster up to {largest}",
             version=labels[name],
             low=point.low,
             high=point.high,
@@ -275,20 +275,20 @@ for name in list(versions)[1:]:
     elif point.no and point.value is not None:
         compperf.say(
             "{version} is faster than eager mode at every measured batch size: "
-            "no crossover in this range.",
+            "no crossover in this range",
             version=labels[name],
         )
     elif point.no:
         compperf.say(
             "{version} is not faster than eager mode at the largest batch size "
-            "measured ({largest}): no crossover in this range.",
+            "measured ({largest}): no crossover in this range",
             version=labels[name],
             largest=BATCH_SIZES[-1],
         )
     else:
         compperf.say(
             "This run cannot place a crossover for {version}: at batch size "
-            "{size} the interval does not decide whether it is faster.",
+            "{size} the interval does not decide whether it is faster",
             version=labels[name],
             size=point.low,
         )

@@ -350,7 +350,7 @@ def test_each_compiled_version_gets_a_verdict(pays: Run) -> None:
     for name, (outcome, low, high, value) in pays.probe["crossings"].items():
         sentence = {
             "yes": f"{name} becomes faster than eager mode between batch sizes {low} and "
-            f"{high} and stays faster up to {largest}.",
+            f"{high} and stays faster up to {largest}",
             "no": f"{name} is faster than eager mode at every measured batch size"
             if value is not None
             else f"{name} is not faster than eager mode at the largest batch size measured",
