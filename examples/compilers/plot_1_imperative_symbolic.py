@@ -35,12 +35,13 @@ except ImportError:
     graphviz = None
 
 MIN_RUN_TIME = 0.2  # Seconds of timed calls per measurement.
+BUDGET = 1.0  # Seconds for the interleaved comparison.
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
 import os
 
 if os.environ.get("COMPPERF_FAST") == "1":
-    MIN_RUN_TIME = 0.02
+    MIN_RUN_TIME, BUDGET = 0.02, 0.2
 # sphinx_gallery_end_ignore
 
 device = compperf.try_gpu()
@@ -261,31 +262,52 @@ timer = torch.utils.benchmark.Timer(
 print(timer.blocked_autorange(min_run_time=MIN_RUN_TIME))
 
 # %%
-# ``compperf.measure`` is the shortcut this book uses for the same job: it
-# calls ``torch.utils.benchmark.Timer`` for you, synchronizes the device you
-# name (CPU, CUDA or Apple MPS) at every clock read, adds blocks until the
-# spread between them (IQR) is small, and ``compperf.compare`` lays several
-# results side by side. The ``vs first`` column shows how close the traced
-# version comes to the imperative one on this machine; the speed comes later,
-# when a compiler such as ``torch.compile`` rewrites the graph.
+# To compare the two versions, ``compperf.interleave`` runs them in rounds,
+# one after the other in each round, synchronizing the device you name (CPU,
+# CUDA or Apple MPS) at every clock read: a stall of the machine then slows
+# one round, not one version. ``compperf.compare`` lays the two results side
+# by side; the ``vs first`` column shows how close the traced version comes to
+# the imperative one on this machine. The imperative row and the Timer block
+# above time the same call; where they differ, trust the rounds, which ran
+# alternately with the traced version under the same conditions.
 
-timings = [
-    compperf.measure(
-        fn,
-        a,
-        b,
-        c,
-        d,
-        device=device,
-        description=name,
-        min_run_time=MIN_RUN_TIME,
-    )
-    for name, fn in (
-        (compperf.tr("imperative"), fancy_func),
-        ("FX GraphModule", traced),
-    )
-]
+imperative = compperf.tr("imperative")
+comparison = compperf.interleave(
+    {
+        imperative: lambda: fancy_func(a, b, c, d),
+        "FX GraphModule": lambda: traced(a, b, c, d),
+    },
+    device=device,
+    budget=BUDGET,
+)
+timings = list(comparison.measurements.values())
 print(compperf.compare(timings, title=task))
+print(compperf.tr("machine: {state}", state=comparison.disturbance))
+
+# %%
+# ``Comparison.faster`` turns the rounds into a verdict: "yes" when the whole
+# 95 % interval of the time ratio lies below 1/1.05 (faster by more than 5 %),
+# "no" when it lies at or above it, "unclear" when it reaches across.
+
+verdict = comparison.faster(
+    "FX GraphModule", imperative, subject="FX GraphModule vs imperative"
+)
+ratio = comparison.ratio("FX GraphModule", imperative)
+if verdict.yes:
+    compperf.say(
+        "The traced version is faster than the imperative one here: {ratio}",
+        ratio=ratio,
+    )
+elif verdict.no:
+    compperf.say(
+        "The traced version is not faster than the imperative one: {ratio}",
+        ratio=ratio,
+    )
+else:
+    compperf.say(
+        "This run cannot tell whether the traced version is faster: {ratio}",
+        ratio=ratio,
+    )
 
 # %%
 # Summary

@@ -21,7 +21,9 @@ page says so and goes on with the other versions.
 # inference, so you switch off gradients for its parameters; the input is one
 # example, a batch of size 1.
 
+import math
 import re
+import statistics
 import time
 import warnings
 
@@ -33,12 +35,13 @@ from torch import nn
 import compperf
 
 MIN_RUN_TIME = 0.2  # Seconds of timed calls per measurement.
+BUDGET = 2.0  # Seconds for the interleaved comparison of all versions.
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
 import os
 
 if os.environ.get("COMPPERF_FAST") == "1":
-    MIN_RUN_TIME = 0.02
+    MIN_RUN_TIME, BUDGET = 0.02, 0.2
 # sphinx_gallery_end_ignore
 
 device = compperf.try_gpu()
@@ -319,15 +322,22 @@ timer = torch.utils.benchmark.Timer(
     num_threads=torch.get_num_threads(),
     description=compperf.tr("eager"),
 )
-print(timer.blocked_autorange(min_run_time=MIN_RUN_TIME))
+eager_alone = timer.blocked_autorange(min_run_time=MIN_RUN_TIME)
+print(eager_alone)
 
 # %%
-# The same for every version, with compperf
-# -----------------------------------------
-# ``compperf.measure`` calls ``torch.utils.benchmark.Timer`` for you, on any
-# device: it makes a warm-up call, adds blocks until their spread (IQR) is
-# small, and reports the median and the IQR. The ``vs first`` column compares
-# each version with eager mode on this machine.
+# The same for every version, in interleaved rounds
+# -------------------------------------------------
+# A machine that runs other programs stalls yours now and then, for
+# milliseconds at a time. Timing one version after the other lets a stall
+# land on one of them and decide the comparison. ``compperf.interleave``
+# times the versions in rounds instead: each round runs every version for a
+# few short blocks, in turn, and keeps the median block. The ratio of two
+# versions is the median of their per-round ratios, with a 95 % confidence
+# interval; a stalled round moves it by one rank at most. It repeats rounds
+# until the intervals are narrow or its time budget is spent. The table lists
+# each version's median over all its blocks; the ``vs first`` column compares
+# it with eager mode.
 
 versions = {"eager": net, "torch.jit.script": scripted}
 if compiled is not None:
@@ -346,16 +356,13 @@ labels = {
     "torch.export": compperf.tr("torch.export"),
 }
 
-timings = [
-    compperf.measure(
-        model,
-        x,
-        device=device,
-        description=labels[name],
-        min_run_time=MIN_RUN_TIME,
-    )
-    for name, model in versions.items()
-]
+comparison = compperf.interleave(
+    {labels[name]: lambda m=model: m(x) for name, model in versions.items()},
+    device=device,
+    budget=BUDGET,
+    warmup=2,  # reduce-overhead records its CUDA graph on the second call.
+)
+timings = [comparison.measurements[labels[name]] for name in versions]
 print(
     compperf.compare(
         timings,
@@ -364,22 +371,51 @@ print(
         ),
     )
 )
+print(compperf.tr("machine: {state}", state=comparison.disturbance))
 
 # %%
-# The same numbers as a chart: bars are medians, whiskers span the IQR.
+# The ``torch.utils.benchmark.Timer`` block above and the eager row of the
+# table time the same call. Where they differ, trust the table: the Timer ran
+# once, alone, so a stall during its blocks moves its median, while the
+# table's rounds ran alternately with the other versions and the verdicts
+# below come from their per-round ratios.
+
+compperf.say(
+    "eager mode per call: {timer} in the Timer block, {rounds} in the rounds",
+    timer=compperf.format_time(eager_alone.median),
+    rounds=compperf.format_time(timings[0].median),
+)
+
+# %%
+# The same numbers as a chart: bars are medians, whiskers reach from the
+# 25th to the 75th percentile of the timed blocks (their quartiles), so they
+# never reach below zero.
+
+
+def quartiles(measurement):
+    """The 25th and 75th percentiles of a measurement's seconds per call."""
+    q1, _, q3 = statistics.quantiles(
+        measurement.times, n=4, method="inclusive"
+    )
+    return q1, q3
+
 
 fig, ax = plt.subplots(figsize=(7, 3))
 medians_us = [m.median * 1e6 for m in timings]
-iqrs_us = [m.iqr * 1e6 / 2 for m in timings]
+spans = [quartiles(m) for m in timings]
+errors = [
+    [(m.median - q1) * 1e6 for m, (q1, _) in zip(timings, spans, strict=True)],
+    [(q3 - m.median) * 1e6 for m, (_, q3) in zip(timings, spans, strict=True)],
+]
 ax.barh(
     [m.description for m in timings],
     medians_us,
-    xerr=iqrs_us,
+    xerr=errors,
     color="tab:blue",
     capsize=4,
 )
 ax.invert_yaxis()
-ax.set_xlabel(compperf.tr("time per call (µs), median ± IQR/2"))
+ax.set_xlabel(compperf.tr("time per call (µs), median and quartiles"))
 ax.set_title(
     compperf.tr(
         "MLP forward pass, batch size {batch}, on {device}",
@@ -394,15 +430,15 @@ plt.show()
 # Does compiling pay here?
 # ------------------------
 # Compilation is a one-off cost; a faster call pays it back only after enough
-# calls. The cell computes that break-even point from the measurements above:
-# the one-off cost divided by the time each call saves. A version that is not
-# faster than eager mode never pays back at this batch size.
-# At batch size 1, one forward pass is little work: the fixed cost of each call
-# (Python, the guards that check a compiled graph still applies, kernel
-# launches) can outweigh what compiling saves. The next example measures how
-# this changes with the batch size.
+# calls: the one-off cost divided by the time each call saves.
+# ``Comparison.pays_back`` answers from the ratio's interval, not from two
+# medians: "yes" with a number of calls when the version is faster than eager
+# mode by more than 5 %, "never" when it is not, and "unclear" when this run
+# cannot tell. At batch size 1, one forward pass is little work: the fixed
+# cost of each call (Python, the guards that check a compiled graph still
+# applies, kernel launches) can outweigh what compiling saves. The next
+# example measures how this changes with the batch size.
 
-eager_time = timings[0].median
 one_off = {
     "torch.jit.script": script_seconds,
     "torch.export": export_seconds,
@@ -411,28 +447,37 @@ if compiled is not None:
     one_off["torch.compile"] = first_call_seconds
 print(
     compperf.tr(
-        "{version:<18}{ratio:>15}{cost:>14}{pays_back:>18}",
+        "{version:<18}{ratio:>28}{cost:>14}{pays_back:>18}",
         version=compperf.tr("version"),
-        ratio=compperf.tr("time vs eager"),
+        ratio=compperf.tr("time vs eager (95 %)"),
         cost=compperf.tr("one-off cost"),
         pays_back=compperf.tr("pays back after"),
     )
 )
-for name, m in zip(versions, timings, strict=True):
-    cost = one_off.get(name)
-    if cost is None:
-        continue
-    saved = eager_time - m.median
-    if saved > 0:
-        calls = round(cost / saved)
-        pays_back = compperf.tr_plural("{n:,} call", "{n:,} calls", calls)
-    else:
+for name, cost in one_off.items():
+    ratio = comparison.ratio(labels[name], labels["eager"])
+    verdict = comparison.pays_back(
+        labels[name], labels["eager"], cost, subject=f"{name} vs eager"
+    )
+    if verdict.yes:
+        pays_back = compperf.tr_plural(
+            "{n:,} call", "{n:,} calls", math.ceil(verdict.value)
+        )
+    elif verdict.no:
         pays_back = compperf.tr("never")
+    else:
+        pays_back = compperf.tr("unclear")
+    interval = compperf.tr(
+        "{ratio:.2f}x ({low:.2f}-{high:.2f}x)",
+        ratio=ratio.estimate,
+        low=ratio.low,
+        high=ratio.high,
+    )
     print(
         compperf.tr(
-            "{version:<18}{ratio:>14.3g}x{cost:>12.3f} s{pays_back:>18}",
+            "{version:<18}{ratio:>28}{cost:>12.3f} s{pays_back:>18}",
             version=name,
-            ratio=m.median / eager_time,
+            ratio=interval,
             cost=cost,
             pays_back=pays_back,
         )
@@ -450,8 +495,10 @@ for name, m in zip(versions, timings, strict=True):
 #   recording call, then replays with one launch each.
 # * ``torch.export`` gives one whole graph without Python, ready to save;
 #   TorchScript is deprecated.
-# * Time with ``torch.utils.benchmark.Timer`` (or ``compperf.measure``), and
-#   compare a one-off cost with what each call saves.
+# * Time with ``torch.utils.benchmark.Timer`` (or ``compperf.measure``);
+#   compare versions in interleaved rounds (``compperf.interleave``), and
+#   weigh a one-off cost against what each call saves, from the interval of
+#   the ratio.
 #
 # Exercises
 # ---------
@@ -459,7 +506,7 @@ for name, m in zip(versions, timings, strict=True):
 # 2. Print a tensor's value inside ``forward`` (``print(h.sum().item())``) or
 #    branch on it (``if h.sum() > 0:``), then run the model through
 #    ``torch.compile`` and ``torch.export``. What does each one do?
-# 3. Why does the break-even table say "never" for a version that compiled
+# 3. Why can the break-even table say "never" for a version that compiled
 #    without error?
 #
 # Answers
@@ -503,7 +550,11 @@ print(
 )
 
 # %%
-# **3.** Because the compiled version is not faster per call at this batch
-# size: the fixed cost of a call (guards, the Python around the generated
-# code, on a GPU the launches) is as large as what the generated code saves.
-# With nothing saved per call, no number of calls repays the compilation.
+# **3.** "never" means that the whole confidence interval of the version's
+# time ratio lies at or above 1/1.05 of eager mode: the version is not faster
+# per call at this batch size. The fixed cost of a call (guards, the Python
+# around the generated code, on a GPU the launches) is then as large as what
+# the generated code saves, and with nothing saved per call, no number of
+# calls repays the compilation. "unclear" means that the interval reaches
+# across that line: this run cannot tell, and more rounds or a quieter
+# machine would.

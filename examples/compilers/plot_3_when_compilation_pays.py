@@ -17,7 +17,7 @@ page says so and compares the other versions.
 # -----------
 # The first line says which device and software produced every number below.
 
-import math
+import statistics
 import time
 import warnings
 
@@ -28,14 +28,14 @@ from torch import nn
 
 import compperf
 
-MIN_RUN_TIME = 0.2  # Seconds of timed calls per measurement.
+BUDGET = 1.0  # Seconds of interleaved rounds per batch size.
 BATCH_SIZES = [1, 8, 64, 512, 4096]
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
 import os
 
 if os.environ.get("COMPPERF_FAST") == "1":
-    MIN_RUN_TIME = 0.02
+    BUDGET = 0.1
     BATCH_SIZES = [1, 16, 256]
 # sphinx_gallery_end_ignore
 
@@ -168,10 +168,11 @@ if compiled is not None:
 # %%
 # Time per call against batch size
 # --------------------------------
-# Each version runs at each batch size; ``compperf.measure``, the shortcut for
-# ``torch.utils.benchmark.Timer`` of the previous example, reports the median
-# time per call and its IQR after a warm-up call. Read the table row by row:
-# each row is one batch size, each cell a median ± IQR. The plot further down
+# At each batch size the versions run in interleaved rounds
+# (``compperf.interleave``, as in the previous example): each round times
+# every version for a few short blocks, in turn, so that a stall of the
+# machine lands in one round instead of deciding a comparison. Each cell of
+# the table is a median over all blocks, with its IQR; the plot further down
 # tells the same story faster.
 
 versions = {"eager": net, "torch.jit.script": scripted}
@@ -184,20 +185,18 @@ labels = {
     "torch.compile": compperf.tr("torch.compile"),
 }
 
-timings = {name: [] for name in versions}
-for size, x in inputs.items():
-    for name, model in versions.items():
-        timings[name].append(
-            compperf.measure(
-                model,
-                x,
-                device=device,
-                description=compperf.tr(
-                    "{version}, batch {size}", version=labels[name], size=size
-                ),
-                min_run_time=MIN_RUN_TIME,
-            )
-        )
+comparisons = {
+    size: compperf.interleave(
+        {name: lambda m=model, x=x: m(x) for name, model in versions.items()},
+        device=device,
+        budget=BUDGET,
+    )
+    for size, x in inputs.items()
+}
+timings = {
+    name: [comparisons[size].measurements[name] for size in BATCH_SIZES]
+    for name in versions
+}
 
 print(compperf.tr("time per call on {device}, median ± IQR", device=device))
 header = compperf.tr("{batch:>6}", batch=compperf.tr("batch"))
@@ -212,134 +211,147 @@ for row, size in enumerate(BATCH_SIZES):
         for m in timings.values()
     )
     print(f"{size:>6}" + "".join(f"{cell:>22}" for cell in cells))
+disturbed = [
+    size for size, c in comparisons.items() if c.disturbance.disturbed
+]
+print(
+    compperf.tr(
+        "machine during the rounds: disturbed at {disturbed} of {sizes} batch sizes",
+        disturbed=len(disturbed),
+        sizes=len(BATCH_SIZES),
+    )
+)
 
 # %%
 # Where the lines cross
 # ---------------------
-# For each compiled version the cell looks for the batch size from which it
-# stays faster than eager mode, up to the largest size measured. Between the
-# last slower and the first faster size it interpolates on the log scales of
-# the plot to estimate the crossover. The printed lines state what this machine
-# measured: a crossover, a version that is faster everywhere, or none at all.
-# Medians alone can mislead when the machine is noisy, so a last line lists the
-# batch sizes where the IQR ranges of a version and of eager mode overlap: there
-# the run cannot tell the two apart.
+# At each batch size, ``Comparison.faster`` asks whether a compiled version
+# is faster than eager mode by more than 5 %, and answers from the confidence
+# interval of their time ratio: "yes" when the whole interval lies below
+# 1/1.05, "no" when it lies at or above it, "unclear" when it reaches across.
+# ``compperf.crossover`` reads these verdicts from the largest batch size
+# down: a crossover lies between the last size where the version is not
+# faster and the first size from which it is faster at every larger size.
+# The page reports that bracket of two measured sizes, not a point between
+# them: nothing was measured in between. Where an "unclear" verdict stands at
+# the crossover, the run cannot place it.
 
-
-def crossover(sizes, ratios):
-    """Batch size where ``ratios`` (compiled / eager time) falls below 1 for good.
-
-    Returns ``None`` if it never does, ``sizes[0]`` if it is below 1 throughout.
-    """
-    faster_from = len(sizes)
-    while faster_from > 0 and ratios[faster_from - 1] < 1:
-        faster_from -= 1
-    if faster_from in (0, len(sizes)):
-        return sizes[0] if faster_from == 0 else None
-    s0, s1 = sizes[faster_from - 1], sizes[faster_from]
-    r0, r1 = ratios[faster_from - 1], ratios[faster_from]
-    fraction = math.log(r0) / (math.log(r0) - math.log(r1))
-    return math.exp(math.log(s0) + fraction * (math.log(s1) - math.log(s0)))
-
-
-def overlap(a, b):
-    """True when the IQR ranges around two medians overlap."""
-    return abs(a.median - b.median) <= (a.iqr + b.iqr) / 2
-
-
-eager_medians = [m.median for m in timings["eager"]]
 crossings = {}
 for name in list(versions)[1:]:
-    ratios = [
-        m.median / e for m, e in zip(timings[name], eager_medians, strict=True)
+    verdicts = [
+        comparisons[size].faster(
+            name, "eager", subject=f"{name} vs eager, batch {size}"
+        )
+        for size in BATCH_SIZES
     ]
-    crossings[name] = point = crossover(BATCH_SIZES, ratios)
-    pairs = zip(BATCH_SIZES, ratios, strict=True)
-    ratio_text = ", ".join(f"{size}: {ratio:.2f}x" for size, ratio in pairs)
-    print(
-        compperf.tr(
-            "{version} time / eager time by batch size: {ratios}",
-            version=name,
-            ratios=ratio_text,
+    words = {
+        "yes": compperf.tr("faster"),
+        "no": compperf.tr("not faster"),
+        "unclear": compperf.tr("unclear"),
+    }
+    print(compperf.tr("{version} time / eager time:", version=labels[name]))
+    for size, verdict in zip(BATCH_SIZES, verdicts, strict=True):
+        ratio = comparisons[size].ratio(name, "eager")
+        print(
+            compperf.tr(
+                "  batch {size:>5}: {ratio}  {verdict}",
+                size=size,
+                ratio=ratio,
+                verdict=words[verdict.outcome],
+            )
         )
+    crossings[name] = point = compperf.crossover(
+        BATCH_SIZES, verdicts, subject=f"{name} faster than eager"
     )
-    if point is None:
-        print(
-            compperf.tr(
-                "  {version} is not faster than eager mode at the largest batch "
-                "size measured ({largest}): no crossover in this range",
-                version=name,
-                largest=BATCH_SIZES[-1],
-            )
+    if point.yes:
+        compperf.say(
+            "{version} becomes faster than eager mode between batch sizes "
+            "{low} and {high} and stays faster up to {largest}",
+            version=labels[name],
+            low=point.low,
+            high=point.high,
+            largest=BATCH_SIZES[-1],
         )
-    elif point == BATCH_SIZES[0]:
-        print(
-            compperf.tr(
-                "  {version} is faster than eager mode at every measured batch size",
-                version=name,
-            )
+    elif point.no and point.value is not None:
+        compperf.say(
+            "{version} is faster than eager mode at every measured batch size: "
+            "no crossover in this range",
+            version=labels[name],
+        )
+    elif point.no:
+        compperf.say(
+            "{version} is not faster than eager mode at the largest batch size "
+            "measured ({largest}): no crossover in this range",
+            version=labels[name],
+            largest=BATCH_SIZES[-1],
         )
     else:
-        print(
-            compperf.tr(
-                "  {version} becomes faster than eager mode from a batch size of "
-                "about {point:.0f} and stays faster up to {largest}",
-                version=name,
-                point=point,
-                largest=BATCH_SIZES[-1],
-            )
-        )
-    pairs = zip(BATCH_SIZES, timings[name], timings["eager"], strict=True)
-    unclear = [str(size) for size, m, e in pairs if overlap(m, e)]
-    if unclear:
-        print(
-            compperf.tr_plural(
-                "  IQR ranges overlap with eager mode at batch size {sizes}",
-                "  IQR ranges overlap with eager mode at batch sizes {sizes}",
-                len(unclear),
-                sizes=", ".join(unclear),
-            )
+        compperf.say(
+            "This run cannot place a crossover for {version}: at batch size "
+            "{size} the interval does not decide whether it is faster",
+            version=labels[name],
+            size=point.low,
         )
 
 # %%
 # The picture
 # -----------
-# Left: time per call on log scales, with a band of one IQR around each median.
-# Right: each compiled version's speed-up over eager mode; above the dashed
-# line at 1x the version is faster. A dotted vertical line marks a crossover
-# where the cell above found one; without one, the panel's title says so.
+# Left: time per call on log scales, with a band from the 25th to the 75th
+# percentile of the timed blocks around each median (quartiles are times, so
+# the band stays above zero). Right: each compiled version's speed-up over
+# eager mode, with the 95 % interval of the ratio as error bars; above the
+# dashed line at 1x the version is faster. A shaded span marks a crossover's
+# bracket where the cell above found one; without one, the panel's title
+# says so.
+
+
+def quartiles(measurement):
+    """The 25th and 75th percentiles of a measurement's seconds per call."""
+    q1, _, q3 = statistics.quantiles(
+        measurement.times, n=4, method="inclusive"
+    )
+    return q1, q3
+
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
 for name, measurements in timings.items():
     medians = [m.median * 1e6 for m in measurements]
-    # A log axis cannot show values <= 0: the band stops at a tenth of the median.
-    lower = [
-        max(m.median - m.iqr / 2, m.median / 10) * 1e6 for m in measurements
-    ]
-    upper = [(m.median + m.iqr / 2) * 1e6 for m in measurements]
+    spans = [quartiles(m) for m in measurements]
     (line,) = left.plot(BATCH_SIZES, medians, marker="o", label=labels[name])
     left.fill_between(
-        BATCH_SIZES, lower, upper, color=line.get_color(), alpha=0.2
+        BATCH_SIZES,
+        [q1 * 1e6 for q1, _ in spans],
+        [q3 * 1e6 for _, q3 in spans],
+        color=line.get_color(),
+        alpha=0.2,
     )
-    if name != "eager":  # Eager mode is the dashed line at 1.
-        speedups = [
-            e * 1e6 / t for e, t in zip(eager_medians, medians, strict=True)
-        ]
-        right.plot(
-            BATCH_SIZES,
-            speedups,
-            marker="o",
-            color=line.get_color(),
-            label=labels[name],
-        )
-    point = crossings.get(name)
-    if point is not None and point != BATCH_SIZES[0]:
-        right.axvline(point, color=line.get_color(), linestyle=":")
+    if name == "eager":  # Eager mode is the dashed line at 1.
+        continue
+    ratios = [comparisons[size].ratio(name, "eager") for size in BATCH_SIZES]
+    speedups = [1 / r.estimate for r in ratios]
+    right.errorbar(
+        BATCH_SIZES,
+        speedups,
+        yerr=[
+            [s - 1 / r.high for s, r in zip(speedups, ratios, strict=True)],
+            [1 / r.low - s for s, r in zip(speedups, ratios, strict=True)],
+        ],
+        marker="o",
+        capsize=3,
+        color=line.get_color(),
+        label=labels[name],
+    )
+    point = crossings[name]
+    if point.yes:
+        right.axvspan(point.low, point.high, color=line.get_color(), alpha=0.1)
         right.annotate(
             compperf.tr(
-                "{version}\ncrossover ≈ {point:.0f}", version=name, point=point
+                "{version}\ncrossover {low}-{high}",
+                version=labels[name],
+                low=point.low,
+                high=point.high,
             ),
-            (point, 1),
+            (point.low, 1),
             textcoords="offset points",
             xytext=(5, 10),
             color=line.get_color(),
@@ -359,8 +371,7 @@ right.set(
     xlabel=compperf.tr("batch size"),
     ylabel=compperf.tr("speed-up over eager mode"),
 )
-found = [name for name, point in crossings.items() if point is not None]
-if found:
+if any(point.yes for point in crossings.values()):
     right.set_title(compperf.tr("speed-up over eager mode"))
 else:
     right.set_title(compperf.tr("no crossover in the measured range"))
@@ -375,23 +386,32 @@ plt.show()
 # %%
 # Why it looks like this
 # ----------------------
-# A call has a fixed cost and a cost that grows with the batch. The fixed part
-# is the Python code around the work: ``nn.Sequential`` calls each layer in
-# turn, a compiled model checks its guards (are the inputs still of the kind
-# the graph was compiled for?) and jumps into the generated code; on a GPU,
-# each kernel launch adds a few microseconds. At small batch sizes the fixed
-# part dominates, so whichever version has the leanest call path wins, and
-# compiling can lose. At large batch sizes the matrix products dominate, and
-# every version hands them to the same library: on a CPU, Inductor calls
-# ``addmm``, which adds the bias too, and generates C++ code only for the
-# ReLUs, so there is little left to gain. On a GPU, Inductor fuses the bias
-# and the ReLU into one Triton kernel after each matrix product, which saves
-# trips through memory, but each kernel still costs a launch. This page
-# measures the default mode only. The mode that removes launch cost is
-# ``mode="reduce-overhead"`` (pages 2 and 9 of this chapter use it): it
-# replays a CUDA graph instead of launching the kernels one by one. CUDA
-# graphs record one graph per distinct input shape, so ``dynamic=True`` does
-# not give one CUDA graph for all batch sizes: each new size records its own.
+# A call has a fixed cost and a cost that grows with the batch, and three
+# regimes follow from them. At small batch sizes the fixed part dominates
+# (the overhead regime): the Python code around the work (``nn.Sequential``
+# calls each layer in turn, a compiled model checks its guards, are the
+# inputs still of the kind the graph was compiled for?, and jumps into the
+# generated code) and, on a GPU, a few microseconds per kernel launch.
+# Whichever version has the leanest host path wins there, and compiling can
+# lose. Where element-wise operations move data with little arithmetic (the
+# memory-bandwidth regime), fusing them into fewer passes over memory is what
+# a compiler gains. At large batch sizes the matrix products dominate (the
+# compute regime), and every version hands them to the same library, so there
+# is little left to gain. This MLP has few element-wise operations. On a CPU,
+# Inductor calls ``addmm``, which adds the bias too, and generates C++ code
+# only for the ReLUs. On a GPU, eager mode already runs each ``nn.Linear`` as
+# one library call that adds the bias (for batches above 1, cuBLASLt adds it
+# in the matrix product's epilogue); Inductor instead calls ``mm`` without the
+# bias and fuses the bias with the ReLU into one Triton kernel (the
+# ``unfuse_bias_add_to_pointwise`` pass in
+# ``torch/_inductor/fx_passes/post_grad.py``). Either way the MLP runs five
+# kernels: a default-mode gain on a GPU comes from the leaner host path, not
+# from fewer launches. This page measures the default mode only. Launches
+# disappear only with ``mode="reduce-overhead"`` (pages 2 and 9 of this
+# chapter use it): it replays a CUDA graph instead of launching the kernels
+# one by one. CUDA graphs record one graph per distinct input shape, so
+# ``dynamic=True`` does not give one CUDA graph for all batch sizes: each new
+# size records its own.
 #
 # Summary
 # -------
@@ -401,8 +421,11 @@ plt.show()
 #   graphs of their own.
 # * Dynamo's statistics count for the whole process: count graphs as a
 #   difference before and after the work you look at.
-# * A median alone can mislead on a noisy machine: check whether the IQR
-#   ranges overlap.
+# * Two medians alone can mislead on a busy machine: time the versions in
+#   interleaved rounds and conclude from the interval of their ratio, which
+#   may answer "unclear".
+# * A crossover lies between two measured batch sizes; measure more sizes to
+#   narrow the bracket.
 #
 # Exercises
 # ---------
@@ -441,13 +464,15 @@ for setting, count in graph_counts.items():
 
 # %%
 # **2.** When the work per call is small compared with what compiling
-# removes: the interpreter's steps, separate passes over memory for each
-# element-wise operation, and on a GPU one launch per kernel. On a GPU the
-# launch cost is a large part of a small call, so fusing kernels (fewer
-# launches) pays from smaller batch sizes on; on a CPU there is no launch to
-# save. This page measured the default mode; ``mode="reduce-overhead"``
-# (pages 2 and 9) removes the remaining launches by replaying a CUDA graph,
-# recorded once for each batch size it sees.
+# removes: the interpreter's steps and the Python around each layer (the
+# overhead regime), and separate passes over memory for chains of element-wise
+# operations (the memory-bandwidth regime). On a GPU the host path is a large
+# part of a small call, since the GPU waits while the CPU launches each
+# kernel, so a leaner host path pays from smaller batch sizes on; fusion does
+# not reduce this MLP's kernel count (five either way, see above). On a CPU
+# there is no launch to save. This page measured the default mode;
+# ``mode="reduce-overhead"`` (pages 2 and 9) removes the launches themselves
+# by replaying a CUDA graph, recorded once for each batch size it sees.
 #
 # **3.** With one thread the matrix products take longer while the fixed cost
 # of a call stays the same, so each version's time grows most at large batch

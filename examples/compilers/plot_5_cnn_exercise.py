@@ -30,14 +30,14 @@ from torch import nn
 
 import compperf
 
-MIN_RUN_TIME = 0.2  # Seconds of timed calls per measurement.
+BUDGET = 1.0  # Seconds of interleaved rounds per model and batch size.
 BATCH_SIZES = [1, 256]
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
 import os
 
 if os.environ.get("COMPPERF_FAST") == "1":
-    MIN_RUN_TIME = 0.02
+    BUDGET = 0.1
     BATCH_SIZES = [1, 32]
 # sphinx_gallery_end_ignore
 
@@ -251,8 +251,11 @@ for name, versions in variants.items():
 # Time per call
 # -------------
 # One table per model and batch size, with eager mode as the first row: the
-# ``vs first`` column is each version's time relative to eager mode. Compare the
-# same row across the two models.
+# ``vs first`` column is each version's time relative to eager mode. As on the
+# earlier pages, the versions of one model at one batch size run in
+# interleaved rounds (``compperf.interleave``), so that a stall of the machine
+# cannot decide a comparison alone. Compare the same row across the two
+# models.
 
 # The name of each version in the tables and the chart.
 labels = {
@@ -261,34 +264,35 @@ labels = {
     "torch.export": compperf.tr("torch.export"),
     "torch.compile": compperf.tr("torch.compile"),
 }
-timings = {}
+comparisons, timings = {}, {}
 for name, versions in variants.items():
     for size, x in inputs[name].items():
-        timings[name, size] = {
-            version: compperf.measure(
-                run,
-                x,
-                device=device,
-                description=labels[version],
-                min_run_time=MIN_RUN_TIME,
-            )
-            for version, run in versions.items()
-        }
+        comparisons[name, size] = comparison = compperf.interleave(
+            {
+                labels[v]: lambda r=run, x=x: r(x)
+                for v, run in versions.items()
+            },
+            device=device,
+            budget=BUDGET,
+        )
+        timings[name, size] = comparison.measurements
         print(
             compperf.compare(
-                list(timings[name, size].values()),
+                list(comparison.measurements.values()),
                 title=compperf.tr(
                     "{model}, batch size {size}", model=name, size=size
                 ),
             )
         )
+        print(compperf.tr("machine: {state}", state=comparison.disturbance))
         print()
 
 # %%
 # The same ratios as a chart: each group of bars is one model at one batch
-# size, each bar a version's speed-up over eager mode. Bars start at the dashed
-# line, 1x: a bar that rises shows a version faster than eager mode, a bar that
-# drops one that is slower.
+# size, each bar a version's speed-up over eager mode, with the 95 % interval
+# of the ratio as an error bar. Bars start at the dashed line, 1x: a bar that
+# rises shows a version faster than eager mode, a bar that drops one that is
+# slower.
 
 groups = list(timings)
 names = list(
@@ -299,22 +303,28 @@ names = list(
 fig, ax = plt.subplots(figsize=(8, 3.5))
 width = 0.8 / len(names)
 for i, version in enumerate(names):
-    speedups = []
-    for key in groups:
-        by_name = timings[key]
-        speedups.append(
-            by_name["eager"].median / by_name[version].median
-            if version in by_name
-            else np.nan
-        )
+    ratios = [
+        comparisons[key].ratio(version, labels["eager"])
+        if version in timings[key]
+        else None
+        for key in groups
+    ]
+    speedups = np.array([1 / r.estimate if r else np.nan for r in ratios])
+    errors = np.array(
+        [
+            [s - 1 / r.high, 1 / r.low - s] if r else [np.nan, np.nan]
+            for s, r in zip(speedups, ratios, strict=True)
+        ]
+    ).T
     # Bars start at 1x: up means faster than eager mode, down means slower.
-    heights = np.array(speedups) - 1
     ax.bar(
         np.arange(len(groups)) + i * width,
-        heights,
+        speedups - 1,
         width,
         bottom=1,
-        label=labels[version],
+        yerr=errors,
+        capsize=2,
+        label=version,
     )
 ax.axhline(1, color="gray", linestyle="--")
 ax.set_xticks(
@@ -417,19 +427,24 @@ for name, row in sizes.items():
 # operations per example (convolution, pooling, sigmoid), which gives a compiler
 # more element-wise steps to fuse, but also more code to generate; the lines
 # say which effect wins on this machine. Each cell gives a version's time
-# relative to eager mode. It counts as faster or slower only when the IQR
-# ranges of the two medians do not overlap; otherwise it says unclear: this run
-# cannot tell them apart.
+# relative to eager mode (the median of the per-round ratios) and the verdict
+# of ``Comparison.faster`` on it: "faster" when the whole 95 % interval of the
+# ratio lies below 1/1.05, "not faster" when it lies at or above it (the same
+# speed, or slower), and "unclear" when it reaches across: this run cannot
+# tell them apart.
 
 
-def verdict(version, eager):
-    """Compare two Measurements by their median, with the IQR as the margin of doubt."""
-    ratio = version.median / eager.median
-    if version.median + version.iqr / 2 < eager.median - eager.iqr / 2:
-        return compperf.tr("{ratio:.2f}x faster", ratio=ratio)
-    if version.median - version.iqr / 2 > eager.median + eager.iqr / 2:
-        return compperf.tr("{ratio:.2f}x slower", ratio=ratio)
-    return compperf.tr("{ratio:.2f}x unclear", ratio=ratio)
+def verdict(key, version):
+    """A version's time relative to eager mode, and whether it is faster."""
+    ratio = comparisons[key].ratio(version, labels["eager"])
+    faster = comparisons[key].faster(
+        version, labels["eager"], subject=f"{key[0]} {version}, batch {key[1]}"
+    )
+    if faster.yes:
+        return compperf.tr("{ratio:.2f}x faster", ratio=ratio.estimate)
+    if faster.no:
+        return compperf.tr("{ratio:.2f}x not faster", ratio=ratio.estimate)
+    return compperf.tr("{ratio:.2f}x unclear", ratio=ratio.estimate)
 
 
 first_size = BATCH_SIZES[0]
@@ -462,8 +477,8 @@ for size in BATCH_SIZES:
                     row=compperf.tr(
                         "batch {size}, {version}", size=size, version=version
                     ),
-                    mlp=verdict(mlp[version], mlp["eager"]),
-                    lenet=verdict(lenet[version], lenet["eager"]),
+                    mlp=verdict(("MLP", size), version),
+                    lenet=verdict(("LeNet", size), version),
                 )
             )
 

@@ -262,6 +262,17 @@ print(exported.graph_module.code.strip())
 # ``torch.compile`` gains too: with ``torch.cond`` Dynamo captures one graph for
 # both inputs. ``fullgraph=True`` makes any graph break an error, so the call
 # below also proves there is none.
+#
+# ``torch.cond`` removes the graph break, not the synchronization. The
+# predicate is a tensor, and the generated code still reads it on the host to
+# choose a branch: Inductor's wrapper code calls ``.item()`` on it and
+# branches on the result (``torch/_inductor/codegen/wrapper.py``). On a GPU
+# every call therefore waits there for the device, like any blocker (see
+# :doc:`/auto_examples/asynchronous/plot_barriers_and_blockers`), and Inductor
+# disables CUDA graphs for a graph that holds a ``torch.cond``
+# (``torch/_inductor/lowering.py``). ``torch.where(condition, a, b)`` avoids
+# both, at the cost of computing both branches: it chooses element by element
+# on the device.
 
 captured.clear()
 torch.compiler.reset()

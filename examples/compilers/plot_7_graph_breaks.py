@@ -29,13 +29,13 @@ import torch
 
 import compperf
 
-MIN_RUN_TIME = 0.5  # seconds of timed calls per measurement
+BUDGET = 1.5  # seconds of interleaved rounds for the three versions
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
 import os
 
 if os.environ.get("COMPPERF_FAST") == "1":
-    MIN_RUN_TIME = 0.05
+    BUDGET = 0.2
 # sphinx_gallery_end_ignore
 
 # Importing Inductor, torch.compile's default compiler, runs a deprecated
@@ -103,7 +103,11 @@ for name, fn in causes.items():
 # ----------------------------------------
 # ``torch._dynamo.explain(fn)(*args)`` runs ``fn`` once under Dynamo and
 # reports every graph and every break, with the reason Dynamo gives. It resets
-# Dynamo before and after, so it does not disturb what you compile later.
+# Dynamo before and after it runs: every graph compiled so far in the process
+# is forgotten (on CUDA, with the CUDA graphs recorded for them), and the next
+# call of a compiled function compiles again. Run it before you compile and
+# time, not in between; ``run_and_get_code`` (page 2) resets Dynamo before
+# its call too.
 # Look for the graph count, the break count and the first line of each
 # reason. The ``print`` also shows its output once, while Dynamo runs it.
 
@@ -275,18 +279,18 @@ for name, seconds in compile_seconds.items():
         )
     )
 
-timings = [
-    compperf.measure(
-        run,
-        x,
-        device=device,
-        description=name,
-        min_run_time=MIN_RUN_TIME,
-        num_threads=1,
-    )
-    for name, run in {compperf.tr("eager"): with_item, **versions}.items()
-]
+eager_label = compperf.tr("eager")
+comparison = compperf.interleave(
+    {
+        name: lambda run=run: run(x)
+        for name, run in {eager_label: with_item, **versions}.items()
+    },
+    device=device,
+    budget=BUDGET,
+    num_threads=1,
+)
 torch.set_num_threads(threads_before)
+timings = list(comparison.measurements.values())
 title = compperf.tr_plural(
     "scaled tanh of {n} number on {device}",
     "scaled tanh of {n} numbers on {device}",
@@ -294,61 +298,61 @@ title = compperf.tr_plural(
     device=device,
 )
 print(compperf.compare(timings, title=title))
+print(compperf.tr("machine: {state}", state=comparison.disturbance))
 
 # %%
-# The cell reads the table for you. It compares the version with the break to
-# its fix, and calls the difference real only when the IQR ranges of the two
-# medians do not overlap.
+# The three versions ran in interleaved rounds (``compperf.interleave``): each
+# round times each of them for a few short blocks, so that a stall of the
+# machine slows one round rather than one version. The cell reads the rounds
+# for you with ``Comparison.faster``: is the fix faster than the version with
+# the break by more than 5 %? It answers from the 95 % interval of the ratio
+# of their times: "yes" when the whole interval lies below 1/1.05, "no" when
+# it lies at or above it, "unclear" when it reaches across.
 
-
-def difference(a, b):
-    """How a's median compares to b's: 'faster', 'slower' or 'unclear'.
-
-    A difference counts only when the IQR ranges around the two medians do not
-    overlap.
-    """
-    if abs(a.median - b.median) <= (a.iqr + b.iqr) / 2:
-        return "unclear"
-    return "faster" if a.median < b.median else "slower"
-
-
-eager_time, broken, fixed = timings
-cost = broken.median - fixed.median
-break_difference = difference(broken, fixed)
-if break_difference == "slower":
-    compperf.say(
-        "the graph break costs {cost} per call here: the version with the break "
-        "takes {ratio:.1f}x the time of its fix",
-        cost=compperf.format_time(cost),
-        ratio=broken.median / fixed.median,
-    )
-elif break_difference == "faster":
-    compperf.say(
-        "the version with the break is faster than its fix here, by {cost} per call",
-        cost=compperf.format_time(-cost),
-    )
-else:
-    compperf.say(
-        "this run cannot tell the version with the break from its fix"
-    )
-against_eager = difference(fixed, eager_time)
-ratio = compperf.tr(
-    "{ratio:.2f}x the time of eager mode",
-    ratio=fixed.median / eager_time.median,
+broken_label, fixed_label = versions
+broken, fixed = (comparison.measurements[v].median for v in versions)
+cost = broken - fixed
+break_costs = comparison.faster(
+    fixed_label, broken_label, subject="fix vs version with the break"
 )
-if against_eager == "unclear":
+if break_costs.yes:
     compperf.say(
-        "the fixed compiled version and eager mode cannot be told apart here ({ratio})",
+        "the graph break costs {cost} per call here: the fix takes {ratio} "
+        "of the time of the version with the break",
+        cost=compperf.format_time(cost),
+        ratio=comparison.ratio(fixed_label, broken_label),
+    )
+elif break_costs.no:
+    compperf.say(
+        "the fix is not faster than the version with the break here: it takes "
+        "{ratio} of its time",
+        ratio=comparison.ratio(fixed_label, broken_label),
+    )
+else:
+    compperf.say(
+        "this run cannot tell the version with the break from its fix ({ratio})",
+        ratio=comparison.ratio(fixed_label, broken_label),
+    )
+against_eager = comparison.faster(
+    fixed_label, eager_label, subject="fixed compiled vs eager"
+)
+ratio = comparison.ratio(fixed_label, eager_label)
+if against_eager.unclear:
+    compperf.say(
+        "the fixed compiled version and eager mode cannot be told apart here: "
+        "it takes {ratio} of the time of eager mode",
         ratio=ratio,
     )
-elif against_eager == "faster":
+elif against_eager.yes:
     compperf.say(
-        "the fixed compiled version is faster than eager mode: {ratio}",
+        "the fixed compiled version is faster than eager mode: it takes {ratio} "
+        "of its time",
         ratio=ratio,
     )
 else:
     compperf.say(
-        "the fixed compiled version is slower than eager mode: {ratio}",
+        "the fixed compiled version is not faster than eager mode: it takes "
+        "{ratio} of its time",
         ratio=ratio,
     )
 

@@ -27,6 +27,7 @@ the compiled runs.
 # numbers below.
 
 import copy
+import math
 import warnings
 
 import torch
@@ -35,14 +36,14 @@ from torch._dynamo.utils import counters
 
 import compperf
 
-MIN_RUN_TIME = 0.3  # seconds of timed calls per measurement
+BUDGET = 1.0  # seconds of interleaved rounds per comparison
 STEPS = 30  # training steps compared between eager mode and compiled
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
 import os
 
 if os.environ.get("COMPPERF_FAST") == "1":
-    MIN_RUN_TIME, STEPS = 0.05, 5
+    BUDGET, STEPS = 0.1, 5
 # sphinx_gallery_end_ignore
 
 # Importing Inductor, torch.compile's default compiler, runs a deprecated
@@ -55,8 +56,8 @@ with warnings.catch_warnings():
 # One CPU thread: these small models gain little from a second one, and a
 # single thread is less disturbed by other programs on a shared machine. The
 # thread count is part of what compiled code assumes (a guard, see the
-# previous page), so it is set before anything compiles, and given back at
-# the end of the page.
+# previous page), so it is set before anything compiles, stays the same in
+# the answers, and is given back at the end of the page.
 threads_before = torch.get_num_threads()
 torch.set_num_threads(1)
 device = compperf.try_gpu()
@@ -123,15 +124,7 @@ expected = net(x)
 
 eager_label = compperf.tr("eager")
 compile_seconds, cudagraph_skips, modes = {}, {}, {eager_label: net}
-mode_timings = [
-    compperf.measure(
-        net,
-        x,
-        device=device,
-        description=eager_label,
-        min_run_time=MIN_RUN_TIME,
-    )
-]
+comparisons = {}
 for mode in ("default", "reduce-overhead", "max-autotune"):
     torch.compiler.reset()
     counters.clear()
@@ -155,15 +148,11 @@ for mode in ("default", "reduce-overhead", "max-autotune"):
     torch.testing.assert_close(out, expected)
     cudagraph_skips[mode] = counters["inductor"]["cudagraph_skips"]
     modes[mode] = compiled
-    mode_timings.append(
-        compperf.measure(
-            compiled,
-            x,
-            device=device,
-            description=mode,
-            min_run_time=MIN_RUN_TIME,
-            warmup=2,
-        )
+    comparisons[mode] = compperf.interleave(
+        {eager_label: lambda: net(x), mode: lambda c=compiled: c(x)},
+        device=device,
+        budget=BUDGET,
+        warmup=2,
     )
 for mode, seconds in compile_seconds.items():
     print(
@@ -204,56 +193,48 @@ if "reduce-overhead" in cudagraph_skips:
         )
 
 # %%
-# Time per call for each mode, as measured in the cell that compiled it,
-# eager mode first. The ``vs first`` column is each mode's time relative to
-# eager mode.
+# Time per call for each mode: each mode ran in interleaved rounds with eager
+# mode, right after it compiled (``compperf.interleave``): each round times
+# both for a few short blocks, so that a stall of the machine slows one
+# round, not one of them. Each table holds one mode and the eager mode of its
+# rounds; ``vs first`` is the mode's time relative to eager mode. The eager
+# rows of the three tables time the same call at three moments; each mode is
+# judged against its own. The sentence under each table comes from
+# ``Comparison.faster``: faster when the whole 95 % interval of the ratio lies
+# below 1/1.05, not faster when it lies at or above it, unclear otherwise.
 
-print(
-    compperf.compare(
-        mode_timings,
-        title=compperf.tr(
-            "784-256-256-10 perceptron, batch {batch}, on {device}",
-            batch=len(x),
-            device=device,
-        ),
+for mode, comparison in comparisons.items():
+    print(
+        compperf.compare(
+            list(comparison.measurements.values()),
+            title=compperf.tr(
+                "784-256-256-10 perceptron, batch {batch}, on {device}",
+                batch=len(x),
+                device=device,
+            ),
+        )
     )
-)
-
-
-def difference(a, b):
-    """How a's median compares to b's: 'faster', 'slower' or 'unclear'.
-
-    A difference counts only when the IQR ranges around the two medians do not
-    overlap.
-    """
-    if abs(a.median - b.median) <= (a.iqr + b.iqr) / 2:
-        return "unclear"
-    return "faster" if a.median < b.median else "slower"
-
-
-eager_timing = mode_timings[0]
-for timing in mode_timings[1:]:
-    verdict = difference(timing, eager_timing)
-    ratio = timing.median / eager_timing.median
-    if verdict == "unclear":
-        message = compperf.tr(
-            "{mode}: cannot be told apart from eager mode ({ratio:.2f}x)",
-            mode=timing.description,
+    verdict = comparison.faster(mode, eager_label, subject=f"{mode} vs eager")
+    ratio = comparison.ratio(mode, eager_label)
+    if verdict.unclear:
+        compperf.say(
+            "{mode}: cannot be told apart from eager mode, at {ratio} of its time",
+            mode=mode,
             ratio=ratio,
         )
-    elif verdict == "faster":
-        message = compperf.tr(
-            "{mode}: faster than eager mode ({ratio:.2f}x its time)",
-            mode=timing.description,
+    elif verdict.yes:
+        compperf.say(
+            "{mode}: faster than eager mode, at {ratio} of its time",
+            mode=mode,
             ratio=ratio,
         )
     else:
-        message = compperf.tr(
-            "{mode}: slower than eager mode ({ratio:.2f}x its time)",
-            mode=timing.description,
+        compperf.say(
+            "{mode}: not faster than eager mode, at {ratio} of its time",
+            mode=mode,
             ratio=ratio,
         )
-    print(message)
+    print(compperf.tr("machine: {state}", state=comparison.disturbance))
 
 # %%
 # One training step, compiled
@@ -372,22 +353,19 @@ else:
 # Both steps keep training their copy while they are timed; each call does the
 # full step on the same batch.
 
+eager_step_label = compperf.tr("eager step")
+compiled_step_label = compperf.tr("compiled step")
 if compiled_step is not None:
     inputs, targets = batches[0]
-    step_timings = [
-        compperf.measure(
-            step,
-            inputs,
-            targets,
-            device=device,
-            description=name,
-            min_run_time=MIN_RUN_TIME,
-        )
-        for name, step in (
-            (compperf.tr("eager step"), eager_step),
-            (compperf.tr("compiled step"), compiled_step),
-        )
-    ]
+    step_comparison = compperf.interleave(
+        {
+            eager_step_label: lambda: eager_step(inputs, targets),
+            compiled_step_label: lambda: compiled_step(inputs, targets),
+        },
+        device=device,
+        budget=BUDGET,
+    )
+    step_timings = list(step_comparison.measurements.values())
     print(
         compperf.compare(
             step_timings,
@@ -398,20 +376,27 @@ if compiled_step is not None:
             ),
         )
     )
+    print(compperf.tr("machine: {state}", state=step_comparison.disturbance))
 
 # %%
 # When does compiling the step pay?
 # ---------------------------------
 # Compiling costs the extra time of the first steps; each later step saves
-# (or loses) the difference in time per step. The cell works out after how
-# many steps the saving covers the compile time, if it ever does on this
-# machine.
+# (or loses) the difference in time per step. ``Comparison.pays_back`` works
+# out after how many steps the saving covers the compile time, from the
+# interval of the ratio of the two steps' times: a number of steps when the
+# compiled step is faster by more than 5 %, "never" when it is not, and
+# "unclear" when this run cannot tell.
 
 if compiled_step is not None:
     eager_per_step, compiled_per_step = (m.median for m in step_timings)
-    compile_cost = sum(first_steps) - 2 * compiled_per_step
-    saving = eager_per_step - compiled_per_step
-    verdict = difference(*reversed(step_timings))
+    compile_cost = max(0.0, sum(first_steps) - 2 * compiled_per_step)
+    payback = step_comparison.pays_back(
+        compiled_step_label,
+        eager_step_label,
+        compile_cost,
+        subject="compiled training step vs eager",
+    )
     print(
         compperf.tr(
             "compile cost {cost:.2f} s; per step: eager {eager}, compiled {compiled}",
@@ -420,28 +405,33 @@ if compiled_step is not None:
             compiled=compperf.format_time(compiled_per_step),
         )
     )
-    if verdict == "faster":
-        steps_to_pay = round(compile_cost / saving)
+    if payback.yes:
         compperf.say(
             compperf.tr_plural(
-                "the compiled step is faster; it pays back its compile time after "
-                "about {n:,} step",
-                "the compiled step is faster; it pays back its compile time after "
-                "about {n:,} steps",
-                steps_to_pay,
+                "the compiled step is faster, at {ratio} of the time of the "
+                "eager step; it pays back its compile time after about {n:,} "
+                "step",
+                "the compiled step is faster, at {ratio} of the time of the "
+                "eager step; it pays back its compile time after about {n:,} "
+                "steps",
+                math.ceil(payback.value),
+                ratio=step_comparison.ratio(
+                    compiled_step_label, eager_step_label
+                ),
             )
         )
-    elif verdict == "slower":
+    elif payback.no:
         compperf.say(
-            "the compiled step is slower than eager mode here: compiling never pays "
-            "back"
+            "the compiled step is not faster than eager mode here, at {ratio} "
+            "of its time: compiling never pays back",
+            ratio=step_comparison.ratio(compiled_step_label, eager_step_label),
         )
     else:
         compperf.say(
-            "this run cannot tell the two steps apart: no payback to compute"
+            "this run cannot tell the two steps apart, at {ratio} of the time "
+            "of the eager step: no payback to compute",
+            ratio=step_comparison.ratio(compiled_step_label, eager_step_label),
         )
-torch.set_num_threads(threads_before)
-
 # %%
 # Summary
 # -------
@@ -500,3 +490,4 @@ timer = compperf.Timer()
 step(*batches[0])
 print(compperf.tr("{seconds:.2f} s", seconds=timer.stop()))
 print(compperf.measure(step, *batches[0], device=device))
+torch.set_num_threads(threads_before)  # The page is done: give it back.

@@ -275,6 +275,55 @@ class Comparison:
             value=ratio.estimate,
         )
 
+    def pays_back(
+        self, candidate: str, baseline: str, one_off: float, *,
+        margin: float = _FASTER_MARGIN, subject: str | None = None,
+    ) -> Verdict:  # fmt: skip
+        """After how many calls does ``candidate`` repay a one-off cost (a compilation)?
+
+        Parameters
+        ----------
+        candidate, baseline : str
+            Variants of this comparison: ``candidate`` costs ``one_off`` seconds once.
+        one_off : float
+            Seconds the candidate costs once (compile time), beyond its calls.
+        margin, subject
+            As for :meth:`faster`.
+
+        Returns
+        -------
+        Verdict
+            Claim ``"pays back"``, with the outcome of :meth:`faster`: "yes" when the
+            candidate is faster, "no" when it is not (it never pays back), "unclear"
+            otherwise. With "yes", ``low`` and ``high`` bracket the number of calls,
+            from the ratio's interval, and :attr:`Verdict.value` is the estimate:
+            ``one_off / (t_baseline * (1 - ratio))``, ``t_baseline`` the baseline's
+            median seconds per call. Otherwise ``low`` and ``high`` are the ratio's
+            interval and ``value`` is ``None``.
+
+        Raises
+        ------
+        ValueError
+            If ``one_off`` is negative.
+        """
+        if not one_off >= 0:
+            raise ValueError(f"one_off must be >= 0 seconds, got {one_off}")
+        ratio = self.ratio(candidate, baseline)
+        threshold = 1 / margin
+        subject = subject or f"{candidate} vs {baseline}"
+        disturbed = self.disturbance.disturbed
+        if ratio.high >= threshold:  # not shown faster: "no" or "unclear"
+            outcome = NO if ratio.low >= threshold else UNCLEAR
+            return _note(Verdict("pays back", subject, outcome, ratio.low, ratio.high,
+                                 threshold, disturbed))  # fmt: skip
+        per_call = self.measurements[baseline].median
+
+        def calls(r: float) -> float:
+            return one_off / (per_call * (1 - r))
+
+        return _note(Verdict("pays back", subject, YES, calls(ratio.low), calls(ratio.high),
+                             threshold, disturbed, calls(ratio.estimate)))  # fmt: skip
+
 
 def _calls_per_block(call: Callable[[], None], wait: Callable[[], None]) -> int:
     start = _clock()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -96,7 +97,8 @@ _BREAKS_PROBE = """{
     "fixed_graphs": fixed_graphs,
     "backend": backend,
     "timings": [[m.description, m.median, m.iqr] for m in timings],
-    "break_difference": break_difference,
+    "break_costs": break_costs.outcome,
+    "against_eager": against_eager.outcome,
 }"""
 
 
@@ -128,20 +130,25 @@ def test_fixes_leave_one_graph(graph_breaks: Run) -> None:
     assert graph_breaks.stdout.count("0 graph breaks; fullgraph=True compiles it") == 3
 
 
-def test_break_cost_verdict_follows_the_timings(graph_breaks: Run) -> None:
+def test_break_cost_verdict_follows_the_rounds(graph_breaks: Run) -> None:
     probe = graph_breaks.probe
     assert probe["backend"] in {"inductor", "aot_eager"}
     assert f"backend: {probe['backend']}" in graph_breaks.stdout
-    (_, _, _), (_, broken, broken_iqr), (_, fixed, fixed_iqr) = probe["timings"]
-    separated = abs(broken - fixed) > (broken_iqr + fixed_iqr) / 2
-    expected = "unclear" if not separated else ("slower" if broken > fixed else "faster")
-    assert probe["break_difference"] == expected
-    sentence = {
-        "slower": "the graph break costs",
-        "faster": "the version with the break is faster than its fix",
+    prose = _prose(graph_breaks)
+    sentences = {
+        "yes": "the graph break costs",
+        "no": "the fix is not faster than the version with the break here",
         "unclear": "this run cannot tell the version with the break from its fix",
-    }[expected]
-    assert sentence in _prose(graph_breaks)
+    }
+    for outcome, sentence in sentences.items():
+        assert (sentence in prose) == (outcome == probe["break_costs"]), outcome
+    sentences = {
+        "yes": "the fixed compiled version is faster than eager mode",
+        "no": "the fixed compiled version is not faster than eager mode",
+        "unclear": "the fixed compiled version and eager mode cannot be told apart",
+    }
+    for outcome, sentence in sentences.items():
+        assert (sentence in prose) == (outcome == probe["against_eager"]), outcome
 
 
 # --- Guards and recompilation -----------------------------------------------------------
@@ -226,6 +233,10 @@ _MODES_PROBE = """{
     "compiled_losses": compiled_losses,
     "step_timings": [[m.description, m.median, m.iqr] for m in step_timings],
     "compile_cost": compile_cost,
+    "payback": [payback.outcome, payback.value],
+    "modes_faster": {
+        mode: comparison.faster(mode, "eager").outcome for mode, comparison in comparisons.items()
+    },
 }"""
 
 
@@ -256,14 +267,25 @@ def test_training_step_compiles_into_three_graphs_and_matches_eager(modes: Run) 
         assert compiled == pytest.approx(eager, rel=1e-3, abs=1e-4)
 
 
-def test_payback_verdict_follows_the_timings(modes: Run) -> None:
-    (_, eager, eager_iqr), (_, compiled, compiled_iqr) = modes.probe["step_timings"]
+def test_payback_verdict_follows_the_rounds(modes: Run) -> None:
+    outcome, calls = modes.probe["payback"]
     prose = _prose(modes)
-    if abs(eager - compiled) <= (eager_iqr + compiled_iqr) / 2:
-        assert "this run cannot tell the two steps apart" in prose
-    elif compiled < eager:
-        steps = round(modes.probe["compile_cost"] / (eager - compiled))
+    if outcome == "yes":
+        steps = math.ceil(calls)
         noun = "step" if steps == 1 else "steps"
         assert f"pays back its compile time after about {steps:,} {noun}" in prose
-    else:
+    elif outcome == "no":
         assert "compiling never pays back" in prose
+    else:
+        assert "this run cannot tell the two steps apart" in prose
+
+
+def test_each_mode_verdict_follows_its_rounds(modes: Run) -> None:
+    prose = _prose(modes)
+    for mode, outcome in modes.probe["modes_faster"].items():
+        sentence = {
+            "yes": f"{mode}: faster than eager mode",
+            "no": f"{mode}: not faster than eager mode",
+            "unclear": f"{mode}: cannot be told apart from eager mode",
+        }[outcome]
+        assert sentence in prose, (mode, outcome)

@@ -7,8 +7,8 @@ test switch, same claims alone and in gallery order) live in ``test_examples.py`
 
 from __future__ import annotations
 
-import math
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -56,6 +56,7 @@ _FX_PROBE = """{
     "cd_fixed": cd_fixed(1, 2, 3, 4),
     "cd_fixed_code": cd_fixed.code,
     "timed": [m.description for m in timings],
+    "verdict": verdict.outcome,
 }"""
 
 
@@ -107,6 +108,17 @@ def test_timing_shows_the_pytorch_timer_then_compperf(imperative_symbolic: Run) 
     assert imperative_symbolic.probe["timed"] == ["imperative", "FX GraphModule"]
 
 
+def test_traced_verdict_follows_the_rounds(imperative_symbolic: Run) -> None:
+    sentence = {
+        "yes": "The traced version is faster than the imperative one here:",
+        "no": "The traced version is not faster than the imperative one:",
+        "unclear": "This run cannot tell whether the traced version is faster:",
+    }
+    prose = " ".join(imperative_symbolic.stdout.split())
+    for outcome, text in sentence.items():
+        assert (text in prose) == (outcome == imperative_symbolic.probe["verdict"]), outcome
+
+
 def test_graph_is_drawn_or_shown_as_text(imperative_symbolic: Run) -> None:
     if shutil.which("dot"):
         assert imperative_symbolic.probe["figures"] == 1
@@ -140,6 +152,11 @@ _HYBRID_PROBE = """{
     "versions": list(versions),
     "medians": [m.median for m in timings],
     "iqrs": [m.iqr for m in timings],
+    "errors": errors,
+    "payback": {
+        name: comparison.pays_back(labels[name], labels["eager"], cost).outcome
+        for name, cost in one_off.items()
+    },
     "device": str(device),
     "exported_ops": [str(n.target) for n in exported.graph.nodes if n.op == "call_function"],
     "launches": launches(generated) if compiled is not None else None,
@@ -211,6 +228,27 @@ def test_timings_use_the_pytorch_timer_then_compperf(hybridize: Run) -> None:
     assert "pays back after" in stdout
 
 
+def test_error_bars_are_quartiles_and_never_below_zero(hybridize: Run) -> None:
+    lower, upper = hybridize.probe["errors"]
+    assert all(e >= 0 for e in lower + upper)
+    for median, below in zip(hybridize.probe["medians"], lower, strict=True):
+        assert median * 1e6 - below >= 0, "a whisker reaches below zero"
+
+
+def test_each_payback_cell_follows_its_verdict(hybridize: Run) -> None:
+    rows = {
+        line.split()[0]: line
+        for line in hybridize.stdout.splitlines()
+        if line.split()
+        and line.split()[0] in hybridize.probe["payback"]
+        and line.rstrip().endswith(("never", "unclear", "call", "calls"))
+    }
+    for name, outcome in hybridize.probe["payback"].items():
+        row = rows[name].rstrip()
+        expected = {"yes": ("call", "calls"), "no": ("never",), "unclear": ("unclear",)}
+        assert row.endswith(expected[outcome]), (name, outcome, row)
+
+
 def test_reduce_overhead_explained_without_cuda(hybridize: Run) -> None:
     if hybridize.probe["device"].startswith("cuda"):
         for step in ("compile and warm up", "record", "replay"):
@@ -245,12 +283,14 @@ _PAYS_PROBE = """{
     "timings": {name: [m.median for m in ms] for name, ms in timings.items()},
     "graphs": graphs if compiled is not None else None,
     "graph_counts": graph_counts,
-    "crossover": [
-        crossover([1, 10, 100], [2.0, 0.5, 0.25]),
-        crossover([1, 10, 100], [0.5, 0.5, 0.5]),
-        crossover([1, 10, 100], [0.5, 2.0, 3.0]),
-        crossover([1, 10, 100], [0.5, 2.0, 0.5]),
-    ],
+    "verdicts": {
+        name: [comparisons[size].faster(name, "eager").outcome for size in BATCH_SIZES]
+        for name in list(versions)[1:]
+    },
+    "crossings": {
+        name: [point.outcome, point.low, point.high, point.value]
+        for name, point in crossings.items()
+    },
     "figures": len(plt.get_fignums()),
 }"""
 
@@ -288,24 +328,36 @@ def test_graph_counts_answer(pays: Run) -> None:
     }
 
 
-def test_crossover_is_found_where_the_ratio_drops_below_one(pays: Run) -> None:
-    between, everywhere, never, late = pays.probe["crossover"]
-    assert between == pytest.approx(math.sqrt(10))  # ratio 2 -> 0.5: halfway in log space
-    assert everywhere == 1
-    assert never is None
-    assert 10 < late < 100
+def test_crossover_comes_from_the_verdicts_per_size(pays: Run) -> None:
+    sizes = pays.probe["batch_sizes"]
+    for name, outcomes in pays.probe["verdicts"].items():
+        outcome, low, high, _ = pays.probe["crossings"][name]
+        tail = len(outcomes)
+        while tail and outcomes[tail - 1] == "yes":
+            tail -= 1
+        if outcome == "yes":  # a bracket of two neighbouring measured sizes
+            assert sizes.index(high) == sizes.index(low) + 1 == tail
+            assert outcomes[tail - 1] == "no"
+        elif outcome == "no":
+            assert tail == 0 or outcomes[-1] == "no"
+        else:
+            assert "unclear" in outcomes
 
 
 def test_each_compiled_version_gets_a_verdict(pays: Run) -> None:
-    for name in list(pays.probe["timings"])[1:]:
-        verdicts = (
-            "no crossover in this range",
-            "faster than eager mode at every",
-            "becomes faster than eager mode from a batch size of about",
-        )
-        lines = [line for line in pays.stdout.splitlines() if line.startswith(f"  {name} ")]
-        assert len(lines) == 1, pays.stdout
-        assert any(v in lines[0] for v in verdicts), lines[0]
+    prose = " ".join(pays.stdout.split())
+    largest = pays.probe["batch_sizes"][-1]
+    for name, (outcome, low, high, value) in pays.probe["crossings"].items():
+        sentence = {
+            "yes": f"{name} becomes faster than eager mode between batch sizes {low} and "
+            f"{high} and stays faster up to {largest}",
+            "no": f"{name} is faster than eager mode at every measured batch size"
+            if value is not None
+            else f"{name} is not faster than eager mode at the largest batch size measured",
+            "unclear": f"This run cannot place a crossover for {name}: at batch size {low}",
+        }[outcome]
+        assert sentence in prose, (name, outcome)
+        assert f"  {name} becomes faster" not in pays.stdout  # no point estimate left
 
 
 # --- Serialization -------------------------------------------------------------------
@@ -393,6 +445,11 @@ _CNN_PROBE = """{
     },
     "figures": len(plt.get_fignums()),
     "positions": positions.numel(),
+    "faster": {
+        f"{name} {size} {version}": comparisons[name, size].faster(version, "eager").outcome
+        for (name, size), ms in timings.items()
+        for version in list(ms)[1:]
+    },
 }"""
 
 
@@ -426,6 +483,19 @@ def test_cnn_measurements_and_sizes(cnn: Run) -> None:
         assert row["torch.export"] >= row["weights"] + row["example input"]
     assert cnn.probe["sizes"]["LeNet"]["weights"] < cnn.probe["sizes"]["MLP"]["weights"]
     assert cnn.probe["figures"] == 1
+
+
+def test_cnn_cells_follow_the_verdicts(cnn: Run) -> None:
+    words = {"yes": "faster", "no": "not faster", "unclear": "unclear"}
+    for key, outcome in cnn.probe["faster"].items():
+        model, size, version = key.split(" ", 2)
+        rows = [
+            line for line in cnn.stdout.splitlines() if line.startswith(f"batch {size}, {version} ")
+        ]
+        assert len(rows) == 1, key
+        cells = re.findall(r"\d+\.\d+x (not faster|faster|unclear)", rows[0])
+        assert len(cells) == 2, rows[0]
+        assert cells[0 if model == "MLP" else 1] == words[outcome], (key, rows[0])
 
 
 def test_weight_reuse_answer(cnn: Run) -> None:

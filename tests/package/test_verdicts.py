@@ -145,6 +145,34 @@ def test_interleave_finds_the_faster_variant_despite_a_stall(clock):
     assert comparison.disturbance is not None
 
 
+def test_pays_back_after_the_calls_that_repay_the_one_off_cost(clock):
+    variants = _variants(clock, {"eager": 2e-3, "compiled": 1e-3})
+    comparison = compperf.interleave(variants, device="cpu", budget=10.0)
+    verdict = comparison.pays_back("compiled", "eager", 1.0)  # saves 1 ms per call
+    assert verdict.claim == "pays back"
+    assert verdict.yes
+    assert verdict.value == pytest.approx(1000)
+    assert verdict.low <= verdict.value <= verdict.high
+    never = comparison.pays_back("eager", "compiled", 1.0)
+    assert never.no
+    assert never.value is None
+    with pytest.raises(ValueError, match="one_off"):
+        comparison.pays_back("compiled", "eager", -1.0)
+
+
+def test_pays_back_is_unclear_when_faster_is():
+    ratios = {"a": (1.0,) * 6, "b": (0.5, 0.5, 0.5, 1.5, 1.5, 1.5)}
+    comparison = compperf.Comparison(
+        names=("a", "b"),
+        rounds=ratios,
+        measurements={},
+        device="cpu",
+        disturbance=disturbance.Disturbance(1.0, None, None, 1.0, 1.0),
+    )
+    assert comparison.faster("b", "a").unclear
+    assert comparison.pays_back("b", "a", 1.0).unclear
+
+
 def test_interleave_stops_at_the_budget(clock):
     variants = _variants(clock, {"a": 1e-3, "b": 1e-3})
     comparison = compperf.interleave(variants, device="cpu", budget=0.001, min_rounds=6)
