@@ -271,10 +271,14 @@ def test_merged_outputs_carry_recorded_messages_and_figures(sharded: SimpleNames
     for chapter in ("one", "two"):
         gallery = sharded.copies["merged"] / "auto_examples" / chapter
         assert (gallery / f"plot_{chapter}.messages.json").is_file()
+        assert (gallery / f"plot_{chapter}.verdicts.json").is_file()
         assert (gallery / "images" / f"sphx_glr_plot_{chapter}_001.pickle").is_file()
 
 
-@pytest.mark.parametrize("lost", ["plot_one.messages.json", "images/sphx_glr_plot_one_001.pickle"])
+@pytest.mark.parametrize(
+    "lost",
+    ["plot_one.messages.json", "plot_one.verdicts.json", "images/sphx_glr_plot_one_001.pickle"],
+)
 def test_a_shard_without_records_or_pickles_is_incomplete(
     sharded: SimpleNamespace, tmp_path: Path, lost: str
 ) -> None:
