@@ -104,8 +104,8 @@ print(t3_measurement)
 # ---------------------
 # Now you time both loops for each ``N`` with ``compperf.interleave``: it runs
 # them in turns (wait once, wait every step, wait once, ...) in rounds, each
-# round a few blocks of calls that synchronize the device, so that a busy
-# moment of the machine hits both alike. The table gives the median and IQR
+# round a few blocks of calls that synchronize the device, at least ten rounds,
+# so that a busy moment of the machine hits both alike. The table gives the median and IQR
 # per loop over all blocks; every later number about these loops comes from
 # these same comparisons.
 comparisons = [
@@ -118,6 +118,7 @@ comparisons = [
         },
         device=device,
         budget=budget,
+        min_rounds=10,
     )
     for n in counts
 ]
