@@ -173,7 +173,9 @@ with compperf.Benchmark(
     compperf.tr("torch, naive"), device=device, sync=False
 ):
     torch_matmuls(a_torch)
-with compperf.Benchmark(compperf.tr("torch, synchronized"), device=device):
+with compperf.Benchmark(
+    compperf.tr("torch, synchronized"), device=device
+) as synchronized_benchmark:
     torch_matmuls(a_torch)
 
 # %%
@@ -182,72 +184,128 @@ with compperf.Benchmark(compperf.tr("torch, synchronized"), device=device):
 # One run of each proves little, so you repeat the loop and split each run in
 # two parts: the time until the loop returns, and the time you then wait for the
 # result (``.item()`` on one element of the last product blocks until that
-# product exists). Each run starts with an empty queue. The table shows the
-# median and the interquartile range (IQR) of each part over all runs.
+# product exists). Each run starts with an empty queue. The first runs can be
+# slower than the rest (caches, memory, the CPU's clock speed, a device that
+# wakes up, threads of an earlier cell that still hold the cores), so they are
+# timed but kept apart: the table shows the median and the interquartile range
+# (IQR) of each part over the runs after them, and the machine's account of
+# the whole loop (``compperf.watch``: CPU steal, CPU pressure, and a reference
+# computation timed before and after).
+warmup_runs = 3
 returned, waited = compperf.Timer(), compperf.Timer()
-for _ in range(repeats):
-    compperf.synchronize(device)  # Nothing is queued when the clock starts.
-    returned.start()
-    b = torch_matmuls(a_torch)
-    returned.stop()
-    waited.start()
-    b[0, 0].item()
-    waited.stop()
+with compperf.watch() as watched:
+    for _ in range(warmup_runs + repeats):
+        compperf.synchronize(
+            device
+        )  # Nothing is queued when the clock starts.
+        returned.start()
+        b = torch_matmuls(a_torch)
+        returned.stop()
+        waited.start()
+        b[0, 0].item()
+        waited.stop()
 
-naive_times = np.array(returned.times)
-synchronized_times = naive_times + np.array(waited.times)
+all_returned = np.array(returned.times)
+all_waited = np.array(waited.times)
+naive_times = all_returned[warmup_runs:]
+wait_times = all_waited[warmup_runs:]
+synchronized_times = naive_times + wait_times
 
 
 def row(times, description):
     return compperf.Measurement.from_times(
-        list(times), description=description, device=device, warmup=1
+        list(times),
+        description=description,
+        device=device,
+        warmup=warmup_runs,
+        disturbance=watched.disturbance,
     )
 
 
 returned_row = row(naive_times, compperf.tr("loop returned (naive)"))
-waited_row = row(waited.times, compperf.tr("then waited for the result"))
+waited_row = row(wait_times, compperf.tr("then waited for the result"))
 ready_row = row(synchronized_times, compperf.tr("result ready (synchronized)"))
 print(
     compperf.compare(
         [returned_row, waited_row, ready_row],
         title=compperf.tr_plural(
-            "{n} run on {device}, one warm-up run",
-            "{n} runs on {device}, one warm-up run",
+            "{n} run on {device}, after {warmup} warm-up runs",
+            "{n} runs on {device}, after {warmup} warm-up runs",
             repeats,
             device=device,
+            warmup=warmup_runs,
         ),
     )
 )
+print(watched.disturbance)
 
 
 # %%
-# The sentence below is chosen by the code from what it just measured. The
-# two timings agree when their medians differ by less than the sum of their
-# IQRs, or by less than 5 % when both spreads are tiny.
-naive_median, naive_iqr = returned_row.median, returned_row.iqr
-synchronized_median, synchronized_iqr = ready_row.median, ready_row.iqr
-gap = synchronized_median - naive_median
-timings_agree = gap <= max(naive_iqr + synchronized_iqr, 0.05 * naive_median)
-queued_share = 1 - naive_median / synchronized_median
-if timings_agree:
+# The sentence below is chosen by compperf's verdict, not by two medians. Each
+# run gives the ratio of the synchronized time to the naive one; the median
+# of these ratios has a confidence interval, and the naive timer is enough
+# when the whole interval lies below 1.05 (waiting adds less than 5 %). An
+# interval that straddles 1.05 leaves the question open on this run.
+ratio = compperf.Ratio.from_rounds(
+    "synchronized", "naive", list(synchronized_times / naive_times)
+)
+synchronous = compperf.conclude(
+    "result ready when the loop returns",
+    str(device),
+    ratio.low,
+    ratio.high,
+    below=1.05,
+    disturbed=watched.disturbance.disturbed,
+    value=ratio.estimate,
+)
+values = {
+    "device": device,
+    "naive": compperf.format_time(returned_row.median),
+    "synchronized": compperf.format_time(ready_row.median),
+    "ratio": ratio,
+}
+if synchronous.yes:
     compperf.say(
         "On {device} the naive and synchronized timings agree: the result was "
-        "ready when the loop returned (waiting added {gap}). The operations ran "
-        "synchronously.",
-        device=device,
-        gap=compperf.format_time(gap),
+        "ready when the loop returned ({naive} against {synchronized}; "
+        "synchronized / naive {ratio}). The operations ran synchronously.",
+        **values,
+    )
+elif synchronous.no:
+    compperf.say(
+        "On {device} the loop returned after {naive}, but the result was ready "
+        "only after {synchronized} (synchronized / naive {ratio}): the work was "
+        "still queued when Python went on. A naive timer measures only how fast "
+        "you queue work.",
+        **values,
     )
 else:
     compperf.say(
-        "On {device} the loop returned after {naive}, but the result was ready "
-        "only after {synchronized}: {share:.0%} of the time, the work was still "
-        "queued when Python went on. A naive timer measures only how fast you "
-        "queue work.",
-        device=device,
-        naive=compperf.format_time(naive_median),
-        synchronized=compperf.format_time(synchronized_median),
-        share=queued_share,
+        "On {device} it is unclear here whether the result was ready when the "
+        "loop returned: synchronized / naive {ratio} straddles 1.05. Run the "
+        "page again on a quieter machine.",
+        **values,
     )
+
+# %%
+# Which timing to trust
+# ---------------------
+# The single runs earlier on this page (the naive and synchronized cell, and
+# ``compperf.Benchmark``) each timed the loop once; any one of them can be far
+# off when the machine is busy or still warming up. Trust the medians of the
+# repeated runs above, and their IQR for how much a single run can vary.
+compperf.say(
+    "The synchronized loop took {single} in its single run and {benchmark} "
+    "in compperf.Benchmark; the median of {n} runs is {median} (quartiles "
+    "{q1} to {q3}). Trust the median: a single run lands anywhere in that "
+    "spread, or beyond it when the machine interrupts it.",
+    single=compperf.format_time(synchronized),
+    benchmark=compperf.format_time(synchronized_benchmark.elapsed),
+    n=repeats,
+    median=compperf.format_time(ready_row.median),
+    q1=compperf.format_time(float(np.percentile(synchronized_times, 25))),
+    q3=compperf.format_time(float(np.percentile(synchronized_times, 75))),
+)
 
 # %%
 # On a CUDA or MPS device, the naive time is how long it took to *queue* the
@@ -255,17 +313,24 @@ else:
 # operators are synchronous: each call returns when its result is ready, so on
 # a CPU the two timings agree. The figure shows every run as a bar: the lower
 # part is the time until the loop returned, the upper part the wait for the
-# result.
+# result. The warm-up runs are the pale bars on the left: the table and the
+# verdict leave them out.
 fig, ax = plt.subplots(figsize=(7, 3.5))
-runs = np.arange(1, repeats + 1)
-ax.bar(runs, naive_times * 1e3, label=compperf.tr("until the loop returned"))
-ax.bar(
+runs = np.arange(1, warmup_runs + repeats + 1)
+shade = [0.35] * warmup_runs + [1.0] * repeats
+bottom = ax.bar(
+    runs, all_returned * 1e3, label=compperf.tr("until the loop returned")
+)
+top = ax.bar(
     runs,
-    np.array(waited.times) * 1e3,
-    bottom=naive_times * 1e3,
+    all_waited * 1e3,
+    bottom=all_returned * 1e3,
     label=compperf.tr("waiting for the result"),
 )
-ax.set_xlabel(compperf.tr("run"))
+for bar, alpha in zip([*bottom, *top], shade * 2, strict=True):
+    bar.set_alpha(alpha)
+ax.axvspan(0.5, warmup_runs + 0.5, color="0.9", zorder=0)
+ax.set_xlabel(compperf.tr("run (the first ones warm up)"))
 ax.set_ylabel(compperf.tr("time (ms)"))
 ax.set_title(
     compperf.tr_plural(
@@ -275,7 +340,7 @@ ax.set_title(
         device=device,
     )
 )
-ax.legend(loc="lower right")
+ax.legend(loc="upper right")
 fig.tight_layout()
 plt.show()
 
@@ -312,7 +377,8 @@ plt.show()
 a_cpu = a_torch[:384, :384].cpu()
 torch_matmuls(a_cpu)  # A warm-up run, not timed.
 cpu_returned, cpu_ready = compperf.Timer(), compperf.Timer()
-for _ in range(5):
+cpu_runs = 6  # the fewest that give a 95 % interval of the median
+for _ in range(cpu_runs):
     cpu_returned.start()
     cpu_ready.start()
     b = torch_matmuls(a_cpu)
@@ -321,19 +387,40 @@ for _ in range(5):
     cpu_ready.stop()
 # Each run's wait: the time until the result was read, minus the loop's.
 cpu_waits = np.array(cpu_ready.times) - np.array(cpu_returned.times)
-cpu_gap = float(np.median(cpu_waits))
-if cpu_gap < 0.05 * np.median(cpu_returned.times):
+cpu_ratio = compperf.Ratio.from_rounds(
+    "ready", "returned", list(np.array(cpu_ready.times) / cpu_returned.times)
+)
+cpu_synchronous = compperf.conclude(
+    "result ready when the loop returns",
+    "cpu",
+    cpu_ratio.low,
+    cpu_ratio.high,
+    below=1.05,
+)
+cpu_values = {
+    "gap": compperf.format_time(float(np.median(cpu_waits))),
+    "n": cpu_runs,
+    "ratio": cpu_ratio,
+}
+if cpu_synchronous.yes:
     compperf.say(
         "On the CPU the result was ready when the loop returned: reading it "
-        "added {gap} (median of 5 runs). PyTorch's CPU operators do not run "
-        "asynchronously.",
-        gap=compperf.format_time(cpu_gap),
+        "added {gap} (median of {n} runs; ready / returned {ratio}). "
+        "PyTorch's CPU operators do not run asynchronously.",
+        **cpu_values,
+    )
+elif cpu_synchronous.no:
+    compperf.say(
+        "On the CPU reading the result added {gap} (median of {n} runs; ready "
+        "/ returned {ratio}), more than 5 % of the loop.",
+        **cpu_values,
     )
 else:
     compperf.say(
-        "On the CPU reading the result added {gap} (median of 5 runs), more "
-        "than 5 % of the loop.",
-        gap=compperf.format_time(cpu_gap),
+        "On the CPU it is unclear here whether reading the result adds more "
+        "than 5 % of the loop: it added {gap} (median of {n} runs; ready / "
+        "returned {ratio}).",
+        **cpu_values,
     )
 
 # %%

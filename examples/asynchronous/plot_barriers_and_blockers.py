@@ -19,6 +19,7 @@ import io
 import warnings
 
 import matplotlib.pyplot as plt
+import numpy as np
 import torch
 
 import compperf
@@ -42,7 +43,7 @@ repeats = 15
 import os
 
 if os.environ.get("COMPPERF_FAST") == "1":
-    size, repeats = 96, 5
+    size, repeats = 96, 6
 # sphinx_gallery_end_ignore
 steps = 10
 a = torch.randn(size, size, device=device)
@@ -189,17 +190,22 @@ for name, reason in not_measured.items():
 # the machine does not land on one of them only. The table lists the median and
 # the IQR per step; ``vs first`` is the ratio to the step without a blocker.
 timers = {name: compperf.Timer() for name in blockers}
-for _ in range(1 + repeats):  # The first run is the warm-up.
-    for name, blocker in blockers.items():
-        compperf.synchronize(device)  # Drain the queue outside the clock.
-        timers[name].start()
-        blocker(work())
-        timers[name].stop()
+with compperf.watch() as watched:
+    for _ in range(1 + repeats):  # The first run is the warm-up.
+        for name, blocker in blockers.items():
+            compperf.synchronize(device)  # Drain the queue outside the clock.
+            timers[name].start()
+            blocker(work())
+            timers[name].stop()
 
 
 results = [
     compperf.Measurement.from_times(
-        timer.times[1:], description=name, device=device, warmup=1
+        timer.times[1:],
+        description=name,
+        device=device,
+        warmup=1,
+        disturbance=watched.disturbance,
     )
     for name, timer in timers.items()
 ]
@@ -213,17 +219,42 @@ print(
 )
 
 # %%
-# The sentence below is chosen from the measurements: does a step with nothing
-# that waits return much sooner than a step that ends with a barrier? "Much"
-# means at least twice as soon, and apart by more than the spread: a busy
-# machine moves medians by tens of percent, a queue of ten products by far more.
+# The sentence below is chosen by compperf's verdict: does a step with nothing
+# that waits return much sooner than a step that ends with a barrier? Each run
+# gives the ratio of the two steps' times; "much sooner" means that the
+# median ratio's confidence interval lies wholly below 1/2 (at least twice as
+# soon). A busy machine moves single steps by tens of percent, a queue of ten
+# products moves them by far more; an interval that straddles 1/2 leaves the
+# question open on this run.
 EARLY = 2.0
 baseline = results[0]
 synchronized = results[1]
-returns_early = (
-    synchronized.median > EARLY * baseline.median
-    and synchronized.median - baseline.median > baseline.iqr + synchronized.iqr
-)
+
+
+def early_verdict(name):
+    """Does a step ending with ``name`` return at least EARLY times sooner than with a barrier?"""
+    runs = zip(
+        timers[name].times[1:],
+        timers[synchronized.description].times[1:],
+        strict=True,
+    )
+    ratio = compperf.Ratio.from_rounds(
+        name, "barrier", [t / s for t, s in runs]
+    )
+    return compperf.conclude(
+        "returns early",
+        f"{name} vs {synchronized.description} on {device}",
+        ratio.low,
+        ratio.high,
+        below=1 / EARLY,
+        disturbed=watched.disturbance.disturbed,
+        value=ratio.estimate,
+    )
+
+
+early = early_verdict(baseline.description)
+returns_early = early.yes
+print(watched.disturbance)
 
 
 def enumeration(names):
@@ -236,37 +267,45 @@ def enumeration(names):
     return listed
 
 
-if returns_early:
-    halfway = (baseline.median + synchronized.median) / 2
-    waited = [m.description for m in results[2:] if m.median > halfway]
-    went_on = [m.description for m in results[2:] if m.median <= halfway]
+step_times = {
+    "device": device,
+    "baseline": compperf.format_time(baseline.median),
+    "synchronized": compperf.format_time(synchronized.median),
+}
+if early.yes:
+    went = {m.description: early_verdict(m.description) for m in results[2:]}
     compperf.say(
         "On {device} a step without a blocker returns after {baseline}; with a "
         "barrier Python waits {synchronized}, until the device has finished.",
-        device=device,
-        baseline=compperf.format_time(baseline.median),
-        synchronized=compperf.format_time(synchronized.median),
+        **step_times,
     )
     compperf.say(
         "Python waited for the device in: {waited}. It went on without "
-        "waiting in: {went_on}.",
-        waited=enumeration(waited),
-        went_on=enumeration(went_on),
+        "waiting in: {went_on}. Unclear here: {unclear}.",
+        waited=enumeration([name for name, v in went.items() if v.no]),
+        went_on=enumeration([name for name, v in went.items() if v.yes]),
+        unclear=enumeration([name for name, v in went.items() if v.unclear]),
     )
-else:
+elif early.no:
     compperf.say(
         "On {device} a step without a blocker takes as long as one with a "
         "barrier ({baseline} against {synchronized}): the work is done when "
         "the call returns, so waiting costs almost nothing. Where a blocker "
         "still costs more, it pays for its own work, such as a copy or "
         "formatting the printed text.",
-        device=device,
-        baseline=compperf.format_time(baseline.median),
-        synchronized=compperf.format_time(synchronized.median),
+        **step_times,
+    )
+else:
+    compperf.say(
+        "On {device} it is unclear here whether a step without a blocker "
+        "returns much sooner than one with a barrier ({baseline} against "
+        "{synchronized}): the runs disagree too much to tell.",
+        **step_times,
     )
 
 # %%
-# The figure shows the same medians, with the IQR as an error bar. When the
+# The figure shows the same medians, with error bars from the first to the
+# third quartile (never below zero). When the
 # device works asynchronously, the bars of the steps that return early are
 # short and those that wait are long, because they all wait for the same ten
 # products. When it does not, as on a CPU, every bar is about as long as the
@@ -276,7 +315,15 @@ names = [m.description for m in results]
 ax.barh(
     names,
     [m.median * 1e3 for m in results],
-    xerr=[m.iqr * 1e3 for m in results],
+    xerr=np.clip(
+        [
+            [m.median - np.percentile(m.times, 25) for m in results],
+            [np.percentile(m.times, 75) - m.median for m in results],
+        ],
+        0,
+        None,
+    )
+    * 1e3,
     color=["#999999"] + ["#1f77b4"] * (len(results) - 1),
 )
 ax.invert_yaxis()

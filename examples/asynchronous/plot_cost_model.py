@@ -42,6 +42,7 @@ counts = (
     else [1, 2, 4, 8, 16, 32]
 )
 timing = {"min_run_time": 0.05, "max_run_time": 0.2}
+budget = 0.5  # seconds of interleaved rounds per N
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
 import os
@@ -49,6 +50,7 @@ import os
 if os.environ.get("COMPPERF_FAST") == "1":
     elements, counts = 2**14, [1, 4, 16]
     timing = {"min_run_time": 0.01, "max_run_time": 0.05}
+    budget = 0.1
 # sphinx_gallery_end_ignore
 x = torch.randn(elements, device=device)
 print(
@@ -100,30 +102,28 @@ print(t3_measurement)
 # %%
 # Loops of N operations
 # ---------------------
-# Now you time both loops for each ``N``, with ``compperf.measure``: it is
-# ``torch.utils.benchmark.Timer.adaptive_autorange`` with a clock that
-# synchronizes the device, and reports the median and IQR of many timed
-# blocks, after a warm-up call.
-once = [
-    compperf.measure(
-        wait_once,
-        n,
+# Now you time both loops for each ``N`` with ``compperf.interleave``: it runs
+# them in turns (wait once, wait every step, wait once, ...) in rounds, each
+# round a few blocks of calls that synchronize the device, at least ten rounds,
+# so that a busy moment of the machine hits both alike. The table gives the median and IQR
+# per loop over all blocks; every later number about these loops comes from
+# these same comparisons.
+comparisons = [
+    compperf.interleave(
+        {
+            compperf.tr("wait once, N={n}", n=n): lambda n=n: wait_once(n),
+            compperf.tr("wait every step, N={n}", n=n): (
+                lambda n=n: wait_every_step(n)
+            ),
+        },
         device=device,
-        description=compperf.tr("wait once, N={n}", n=n),
-        **timing,
+        budget=budget,
+        min_rounds=10,
     )
     for n in counts
 ]
-every = [
-    compperf.measure(
-        wait_every_step,
-        n,
-        device=device,
-        description=compperf.tr("wait every step, N={n}", n=n),
-        **timing,
-    )
-    for n in counts
-]
+once = [c.measurements[c.names[0]] for c in comparisons]
+every = [c.measurements[c.names[1]] for c in comparisons]
 title = compperf.tr("Total time per loop on {device}", device=device)
 print(compperf.compare(once + every, title=title))
 
@@ -185,67 +185,76 @@ print(
 # %%
 # What waiting every step costs
 # -----------------------------
-# The sentence below compares the two loops at the largest ``N`` you measured.
-# They run in turns (wait once, wait every step, wait once, ...), so that a busy
-# moment of the machine hits both alike, and the sentence rests on the median
-# of the paired differences. On a GPU the frontend prepares the next operation
-# while the device computes, so ``t1`` can hide behind ``t2`` in the loop that
-# waits once. On a CPU, PyTorch runs each operation before the call returns:
-# nothing overlaps, and the fitted ``t2`` already contains ``t1``.
-pairs = 21
-once_timer, every_timer = compperf.Timer(), compperf.Timer()
-for _ in range(pairs):
-    once_timer.start()
-    wait_once(counts[-1])
-    once_timer.stop()
-    every_timer.start()
-    wait_every_step(counts[-1])
-    every_timer.stop()
-extra = float(
-    np.median(np.array(every_timer.times) - np.array(once_timer.times))
-)
-if extra > 0:
+# The sentence below compares the two loops at the largest ``N``, from the
+# same interleaved comparison as the table's last rows: the median of the
+# per-round ratios, with its confidence interval, decides whether waiting
+# once is faster (by more than 5 %), not faster, or unclear on this run. On a
+# GPU the frontend prepares the next operation while the device computes, so
+# ``t1`` can hide behind ``t2`` in the loop that waits once. On a CPU, PyTorch
+# runs each operation before the call returns: nothing overlaps, and the
+# fitted ``t2`` already contains ``t1``.
+largest = comparisons[-1]
+once_name, every_name = largest.names
+faster = largest.faster(once_name, every_name)
+extra = every[-1].median - once[-1].median
+cost = {
+    "largest": counts[-1],
+    "ratio": largest.ratio(once_name, every_name),
+    "once": compperf.format_time(once[-1].median),
+    "every": compperf.format_time(every[-1].median),
+    "extra": compperf.format_time(extra),
+    "per_step": compperf.format_time(extra / counts[-1]),
+}
+print(largest.disturbance)
+if faster.yes:
     compperf.say(
-        compperf.tr_plural(
-            "At N={largest}, waiting every step costs {extra} more per loop "
-            "(median of {n} paired run): {per_step} per step.",
-            "At N={largest}, waiting every step costs {extra} more per loop "
-            "(median of {n} paired runs): {per_step} per step.",
-            pairs,
-            largest=counts[-1],
-            extra=compperf.format_time(extra),
-            per_step=compperf.format_time(extra / counts[-1]),
-        )
+        "At N={largest}, waiting once takes {once} per loop and waiting every "
+        "step {every}, a ratio of {ratio}: waiting every step costs {extra} "
+        "more per loop, {per_step} per step.",
+        **cost,
+    )
+elif faster.no:
+    compperf.say(
+        "At N={largest}, waiting once is not faster than waiting every step: "
+        "{once} against {every} per loop, a ratio of {ratio}.",
+        **cost,
     )
 else:
     compperf.say(
-        compperf.tr_plural(
-            "At N={largest}, waiting every step costs no more than waiting "
-            "once (median difference {extra} over {n} paired run).",
-            "At N={largest}, waiting every step costs no more than waiting "
-            "once (median difference {extra} over {n} paired runs).",
-            pairs,
-            largest=counts[-1],
-            extra=compperf.format_time(extra),
-        )
+        "At N={largest}, it is unclear here whether waiting once is faster "
+        "than waiting every step: {once} against {every} per loop, a ratio of "
+        "{ratio}.",
+        **cost,
     )
 
 # %%
-# The figure puts the model over the measurements: points are medians with the
-# IQR as error bars, lines are the model. Both axes are logarithmic, so short
-# and long loops fit on one plot.
+# The figure puts the model over the measurements: points are medians, error
+# bars reach from the first to the third quartile (never below zero), lines
+# are the model. Both axes are logarithmic, so short and long loops fit on one
+# plot.
+
+
+def quartile_bars(measurements):
+    """Distances from each median down to its first and up to its third quartile, in µs."""
+    q1, q3 = np.array(
+        [np.percentile(m.times, [25, 75]) for m in measurements]
+    ).T
+    medians = np.array([m.median for m in measurements])
+    return 1e6 * np.clip([medians - q1, q3 - medians], 0, None)
+
+
 fig, ax = plt.subplots(figsize=(7, 4.5))
 ax.errorbar(
     n,
     once_median * 1e6,
-    yerr=[m.iqr * 1e6 for m in once],
+    yerr=quartile_bars(once),
     fmt="o",
     label=compperf.tr("wait once (measured)"),
 )
 ax.errorbar(
     n,
     every_median * 1e6,
-    yerr=[m.iqr * 1e6 for m in every],
+    yerr=quartile_bars(every),
     fmt="s",
     label=compperf.tr("wait every step (measured)"),
 )

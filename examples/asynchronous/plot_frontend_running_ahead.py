@@ -30,10 +30,11 @@ print(compperf.environment(device))
 # call you record how long it held the Python thread. After the loop you time
 # how long the device still needed: that is the work that was queued but not
 # done when the loop ended. The same wait with nothing queued tells you what
-# the wait itself costs. You do this a few times and keep the shortest of each,
-# because interruptions from the rest of the machine only ever add time. The
-# last round feeds the figure further down.
-size = {"cpu": 128, "mps": 1024, "cuda": 2048}[device.type]
+# the wait itself costs. You do this in ten rounds, while compperf watches the
+# machine: the lines below give the shortest of each wait, because
+# interruptions from the rest of the machine only ever add time, and the
+# verdict further down uses every round. The last round feeds the figure.
+size = {"cpu": 192, "mps": 1024, "cuda": 2048}[device.type]
 launches = {"cpu": 400, "mps": 1000, "cuda": 2000}[device.type]
 memory_launches = 100
 # sphinx_gallery_start_ignore
@@ -41,27 +42,29 @@ memory_launches = 100
 import os
 
 if os.environ.get("COMPPERF_FAST") == "1":
-    size, launches, memory_launches = 96, 100, 10
+    size, launches, memory_launches = 128, 100, 10
 # sphinx_gallery_end_ignore
 a = torch.randn(size, size, device=device)
 torch.mm(a, a)  # A warm-up product, not timed.
 
-rounds = 5
-backlogs, empty_waits = [], []
-for _ in range(rounds):
-    compperf.synchronize(device)
-    issue = compperf.Timer()
-    for _ in range(launches):
-        issue.start()
-        y = torch.mm(a, a)
-        issue.stop()
-    backlog = compperf.Timer()
-    backlog.start()
-    compperf.synchronize(device)
-    backlogs.append(backlog.stop())
-    backlog.start()
-    compperf.synchronize(device)  # Nothing is queued now.
-    empty_waits.append(backlog.stop())
+rounds = 10
+backlogs, empty_waits, issue_sums = [], [], []
+with compperf.watch() as watched:
+    for _ in range(rounds):
+        compperf.synchronize(device)
+        issue = compperf.Timer()
+        for _ in range(launches):
+            issue.start()
+            y = torch.mm(a, a)
+            issue.stop()
+        backlog = compperf.Timer()
+        backlog.start()
+        compperf.synchronize(device)
+        backlogs.append(backlog.stop())
+        backlog.start()
+        compperf.synchronize(device)  # Nothing is queued now.
+        empty_waits.append(backlog.stop())
+        issue_sums.append(sum(issue.times))
 
 issued = np.array(issue.times)
 backlog_time = min(backlogs)
@@ -102,30 +105,64 @@ print(
 )
 
 # %%
-# The sentence below is chosen from the measurements. Work still queued when
-# the loop ended, beyond what the wait itself costs, means the frontend was
-# ahead of the backend.
-queued_products = (backlog_time - empty_wait) / pace
-if queued_products >= 1:
+# The sentence below is chosen by compperf's verdict. Each round gives the
+# work still queued when the loop ended, beyond what the wait itself costs, in
+# products: ``(backlog - empty wait) / time per product``, with that round's
+# time per product. The median over the rounds has a confidence interval,
+# which a round hit by an interruption cannot move alone: the frontend ran
+# ahead when the whole interval lies at one product or more, nothing was
+# queued when it lies below one, and the question stays open when it
+# straddles one.
+per_round = [
+    (b - e) / ((issued_sum + b) / launches)
+    for b, e, issued_sum in zip(backlogs, empty_waits, issue_sums, strict=True)
+]
+queued = compperf.Ratio.from_rounds("backlog", "one product", per_round)
+products = {
+    "queued": queued.estimate,
+    "low": queued.low,
+    "high": queued.high,
+    "rounds": queued.rounds,
+}
+nothing_queued = compperf.conclude(
+    "nothing queued when the loop ends",
+    str(device),
+    queued.low,
+    queued.high,
+    below=1.0,
+    disturbed=watched.disturbance.disturbed,
+    value=queued.estimate,
+)
+queued_products = queued.estimate
+print(watched.disturbance)
+if nothing_queued.no:
     compperf.say(
-        compperf.tr_plural(
-            "On {device} Python finished issuing while the device still had "
-            "{backlog} of work queued: about {n} product.",
-            "On {device} Python finished issuing while the device still had "
-            "{backlog} of work queued: about {n} products.",
-            round(queued_products),
-            device=device,
-            backlog=compperf.format_time(backlog_time - empty_wait),
-        )
+        "On {device} Python finished issuing while the device still had "
+        "{backlog} of work queued: {queued:.1f} products (median of {rounds} "
+        "rounds, 95 % interval {low:.1f} to {high:.1f}).",
+        device=device,
+        backlog=compperf.format_time(backlog_time - empty_wait),
+        **products,
     )
-else:
+elif nothing_queued.yes:
     compperf.say(
         "On {device} nothing was left in a queue when the loop ended: the "
         "final wait took {backlog}, less than one product more than a wait "
-        "with nothing queued. Each call returned only after its product was "
-        "done.",
+        "with nothing queued ({queued:.2f} products, median of {rounds} "
+        "rounds, 95 % interval {low:.2f} to {high:.2f}). Each call returned "
+        "only after its product was done.",
         device=device,
         backlog=compperf.format_time(backlog_time),
+        **products,
+    )
+else:
+    compperf.say(
+        "On {device} it is unclear here whether work was left in a queue when "
+        "the loop ended: the {rounds} rounds give {queued:.2f} products, with "
+        "a 95 % interval from {low:.2f} to {high:.2f} that straddles one "
+        "product.",
+        device=device,
+        **products,
     )
 
 # %%
@@ -133,8 +170,10 @@ else:
 # the device finished, if it worked at its average pace. The gap between the
 # curves is how far the frontend ran ahead. If the device works
 # asynchronously, the gap grows until the queue is full; after that each
-# launch waits for a free slot, so Python moves at the device's pace. On a CPU
-# there is no queue, and the curves lie on each other.
+# launch waits for a free slot, so Python moves at the device's pace. Where
+# nothing is queued, the curves can part only where a call held Python far
+# longer than the others: a step in the host curve. The sentence after the
+# figure counts those calls and says what the verdict above makes of the gap.
 fig, ax = plt.subplots(figsize=(7, 4))
 index = np.arange(1, launches + 1)
 ax.plot(
@@ -162,6 +201,39 @@ ax.set_title(
 ax.legend()
 fig.tight_layout()
 plt.show()
+
+long_calls = issued[issued > 10 * np.median(issued)]
+curve_values = {
+    "long": len(long_calls),
+    "launches": launches,
+    "total": compperf.format_time(float(long_calls.sum())),
+    "gap": compperf.format_time(
+        float(np.max(np.abs(np.cumsum(issued) - index * pace)))
+    ),
+}
+if nothing_queued.yes:
+    compperf.say(
+        "{long} of {launches} calls held Python more than ten times as long as "
+        "the median call ({total} in all). Nothing was queued, so the curves "
+        "follow each other except for the steps these calls make (at most "
+        "{gap} apart): the machine interrupted Python there.",
+        **curve_values,
+    )
+elif nothing_queued.no:
+    compperf.say(
+        "{long} of {launches} calls held Python more than ten times as long as "
+        "the median call ({total} in all). Work was queued, so the gap between "
+        "the curves (at most {gap}) is how far Python ran ahead.",
+        **curve_values,
+    )
+else:
+    compperf.say(
+        "{long} of {launches} calls held Python more than ten times as long as "
+        "the median call ({total} in all), and the curves are at most {gap} "
+        "apart. With the verdict unclear, this run cannot tell queued work "
+        "from interruptions.",
+        **curve_values,
+    )
 
 # %%
 # Memory held by queued work
@@ -232,7 +304,12 @@ else:
                 each=output_bytes / 2**20,
             )
         )
-    if held[False] < 0.1 * held[True]:
+    # Bytes, not timings: one exact share, so the interval is a single point.
+    share = held[False] / max(held[True], 1)
+    little = compperf.conclude(
+        "queue holds little memory", str(device), share, share, below=0.1
+    )
+    if little.yes:
         compperf.say(
             "The queue itself held little memory; the kept references held the "
             "rest."

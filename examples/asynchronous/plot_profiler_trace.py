@@ -118,15 +118,48 @@ if kernels:
             time=compperf.format_time(kernel_time),
         )
     )
-    if kernel_time > host_time:
+    # One ratio per product (its launch over its kernels), decided by compperf:
+    # the device computed longer when the whole interval lies below 1.
+    by_start = sorted(kernels, key=lambda e: e.time_range.start)
+    each = max(len(kernels) // len(host), 1)  # kernels per launch
+    launches = sorted(host, key=lambda e: e.time_range.start)
+    ratio = compperf.Ratio.from_rounds(
+        "launch",
+        "kernels",
+        [
+            e.time_range.elapsed_us()
+            / max(
+                sum(
+                    k.time_range.elapsed_us()
+                    for k in by_start[i * each :][:each]
+                ),
+                1e-3,
+            )
+            for i, e in enumerate(launches)
+        ],
+    )
+    device_longer = compperf.conclude(
+        "device computed longer than the host launched",
+        str(device),
+        ratio.low,
+        ratio.high,
+        below=1.0,
+    )
+    if device_longer.yes:
         compperf.say(
             "The device computed for {ratio:.1f} times as long as the host "
             "spent launching: the host was done long before the device.",
             ratio=kernel_time / host_time,
         )
-    else:
+    elif device_longer.no:
         compperf.say(
             "The host spent at least as long launching as the device computed."
+        )
+    else:
+        compperf.say(
+            "It is unclear here whether the device computed longer than the "
+            "host spent launching: per product, launch over kernels is {ratio}.",
+            ratio=ratio,
         )
 else:
     compperf.say(

@@ -92,6 +92,8 @@ lines = plt.plot([0, 1], [0, {number}])
 
 EXECUTED = re.compile(r"Sphinx-Gallery successfully executed (\d+) out of")
 RUNNING_TIME = re.compile(r"\d+ minutes \d+\.\d+ seconds")
+# The machine's account of the run (compperf_docs.disturbed.RunLine) differs on every run too.
+RUN_ACCOUNT = re.compile(r'(<p class="compperf-run"><strong>[^<]*</strong>)[^<]*(</p>)')
 
 
 def _project(root: Path) -> Path:
@@ -138,9 +140,12 @@ def _executed(log: str) -> int:
 
 
 def _pages(html: Path) -> dict[str, str]:
-    """Every HTML page's text, the running-time line masked (it differs on every run)."""
+    """Every HTML page's text, the running time and the run's account masked (they differ
+    on every run)."""
     return {
-        str(path.relative_to(html)): RUNNING_TIME.sub("<time>", path.read_text("utf-8"))
+        str(path.relative_to(html)): RUN_ACCOUNT.sub(
+            r"\1<account>\2", RUNNING_TIME.sub("<time>", path.read_text("utf-8"))
+        )
         for path in html.rglob("*.html")
     }
 
@@ -299,10 +304,14 @@ def test_merged_outputs_carry_recorded_messages_and_figures(sharded: SimpleNames
     for chapter in ("one", "two"):
         gallery = sharded.copies["merged"] / "auto_examples" / chapter
         assert (gallery / f"plot_{chapter}.messages.json").is_file()
+        assert (gallery / f"plot_{chapter}.verdicts.json").is_file()
         assert (gallery / "images" / f"sphx_glr_plot_{chapter}_001.pickle").is_file()
 
 
-@pytest.mark.parametrize("lost", ["plot_one.messages.json", "images/sphx_glr_plot_one_001.pickle"])
+@pytest.mark.parametrize(
+    "lost",
+    ["plot_one.messages.json", "plot_one.verdicts.json", "images/sphx_glr_plot_one_001.pickle"],
+)
 def test_a_shard_without_records_or_pickles_is_incomplete(
     sharded: SimpleNamespace, tmp_path: Path, lost: str
 ) -> None:

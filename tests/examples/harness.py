@@ -13,12 +13,14 @@ build's own reset between them, so it shows what an example prints inside the ga
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +29,18 @@ EXAMPLES = ROOT / "examples"
 _RUNNER = Path(__file__).with_name("run_examples.py")
 _TIMEOUT = 900  # seconds for one process; a whole chapter in fast mode takes far less
 
-__all__ = ["EXAMPLES", "Run", "chapters", "claims", "examples", "run_alone", "run_chapter"]
+__all__ = [
+    "EXAMPLES",
+    "Run",
+    "busy_cpus",
+    "chapters",
+    "claims",
+    "examples",
+    "quiet_and_loaded",
+    "run_alone",
+    "run_chapter",
+    "verdict_flips",
+]
 
 
 def chapters() -> list[str]:
@@ -91,7 +104,20 @@ class Run:
     error: str | None
     probe: object
     stderr: str = ""
+    # The docs build's account of the run (<stem>.verdicts.json): "seconds",
+    # "disturbance" (Disturbance.record()), "message", "verdicts" (Verdict.record()s).
+    account: dict = field(default_factory=dict)
     claims: list[str] = field(init=False)
+
+    @property
+    def verdicts(self) -> list[dict]:
+        """The verdicts the example made, in order (claim, subject, outcome, ...)."""
+        return self.account.get("verdicts", [])
+
+    @property
+    def disturbance(self) -> dict:
+        """What the machine reported while the example ran (``Disturbance.record()``)."""
+        return self.account.get("disturbance", {})
 
     def __post_init__(self) -> None:
         self.claims = claims(self.stdout)
@@ -138,7 +164,14 @@ def _run(paths: list[Path], probes: dict[str, str], env: dict[str, str]) -> dict
         assert result.is_file(), failure
         saved = json.loads(result.read_text(encoding="utf-8"))
     return {
-        name: Run(name, entry["stdout"], entry["error"], entry["probe"], completed.stderr)
+        name: Run(
+            name,
+            entry["stdout"],
+            entry["error"],
+            entry["probe"],
+            completed.stderr,
+            entry.get("run") or {},
+        )
         for name, entry in saved.items()
     }
 
@@ -173,3 +206,72 @@ def _resolve(path: Path | str) -> Path:
     if len(found) != 1:
         raise FileNotFoundError(f"no single example named {path.name!r} in {EXAMPLES}")
     return found[0]
+
+
+# -- Proof under load (issue 18) -------------------------------------------------------
+
+# A CPU-hungry competitor: one pure-Python busy loop per process, ending by itself.
+_BUSY_LOOP = (
+    "import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass\n"
+)
+
+
+@contextlib.contextmanager
+def busy_cpus(processes: int | None = None, seconds: float = 600) -> Iterator[list]:
+    """Keep every core busy while the block runs: ``processes`` busy loops (one per CPU).
+
+    Each loop stops by itself after ``seconds`` and is killed when the block ends.
+    """
+    count = processes or os.cpu_count() or 2
+    started = [
+        subprocess.Popen(
+            [sys.executable, "-c", _BUSY_LOOP.format(seconds=seconds)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(count)
+    ]
+    try:
+        yield started
+    finally:
+        for process in started:
+            process.kill()
+        for process in started:
+            process.wait(timeout=30)
+
+
+def _keyed(verdicts: list[dict]) -> dict[tuple[str, str, int], str]:
+    """Each verdict's outcome, keyed by claim, subject and how often the pair came before."""
+    seen: dict[tuple[str, str], int] = {}
+    keyed = {}
+    for verdict in verdicts:
+        pair = (verdict["claim"], verdict["subject"])
+        seen[pair] = seen.get(pair, -1) + 1
+        keyed[(*pair, seen[pair])] = verdict["outcome"]
+    return keyed
+
+
+def verdict_flips(first: list[dict], second: list[dict]) -> list[str]:
+    """Verdicts made in both runs whose outcome went from yes to no or back.
+
+    "unclear" in either run is no flip, and a verdict made in one run only (a branch
+    taken on one outcome) is not compared.
+    """
+    a, b = _keyed(first), _keyed(second)
+    return [
+        f"{claim} ({subject}): {a[key]} then {b[key]}"
+        for key in a.keys() & b.keys()
+        for claim, subject, _ in [key]
+        if {a[key], b[key]} == {"yes", "no"}
+    ]
+
+
+def quiet_and_loaded(chapter: str, **env: str) -> dict[str, tuple[Run, Run]]:
+    """Each example of ``chapter`` run alone, quietly and then with every core busy."""
+    found = {}
+    for path in examples(chapter):
+        quiet = run_alone(path, **env).check()
+        with busy_cpus():
+            loaded = run_alone(path, **env).check()
+        found[path.name] = (quiet, loaded)
+    return found

@@ -2,8 +2,11 @@
 
 Used by ``harness.py`` in a fresh interpreter: ``python run_examples.py SPEC RESULT``.
 SPEC is a JSON file ``{"examples": [{"path": ..., "probe": ...}, ...], "workdir": ...}``;
-RESULT receives, per example, its stdout, its error (a traceback, or null) and the JSON
-value of its probe, an expression evaluated in the example's namespace after it ran.
+RESULT receives, per example, its stdout, its error (a traceback, or null), the JSON
+value of its probe, an expression evaluated in the example's namespace after it ran, and
+the account of its run that the docs build writes to ``<stem>.verdicts.json``: the
+machine's disturbance while it ran and the verdicts it made
+(``compperf_docs.gallery.last_run``).
 
 Between examples it calls the same ``reset_modules`` as the docs build
 (``compperf_docs.gallery.gallery_conf``) through sphinx-gallery's own ``clean_modules``,
@@ -31,6 +34,7 @@ from sphinx_gallery.scrapers import clean_modules
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
+from compperf_docs import gallery
 from compperf_docs.gallery import gallery_conf
 
 
@@ -68,7 +72,8 @@ def run_one(path: Path, probe: str, workdir: Path, conf: dict) -> dict:
             error = "the probe failed:\n" + traceback.format_exc()
     if order in ("after", "both"):
         clean_modules(conf, str(path), "after")
-    return {"stdout": stdout.getvalue(), "error": error, "probe": value}
+    run = json.loads(json.dumps(gallery.last_run, default=str))
+    return {"stdout": stdout.getvalue(), "error": error, "probe": value, "run": run}
 
 
 def main(spec_path: str, result_path: str) -> None:

@@ -27,12 +27,15 @@ PROBES = {
         "device": str(device),
         "repeats": repeats,
         "runs": len(naive_times),
+        "warmup_runs": warmup_runs,
+        "timed_runs": len(returned.times),
         "naive_median": returned_row.median,
-        "naive_iqr": returned_row.iqr,
         "synced_median": ready_row.median,
-        "synced_iqr": ready_row.iqr,
         "wait_median": waited_row.median,
-        "timings_agree": bool(timings_agree),
+        "synchronous": synchronous.outcome,
+        "cpu_synchronous": cpu_synchronous.outcome,
+        "ratio": [ratio.low, ratio.estimate, ratio.high],
+        "median_text": compperf.format_time(ready_row.median),
         "naive": naive,
         "synchronized": synchronized,
         "figures": len(plt.get_fignums()),
@@ -60,6 +63,10 @@ PROBES = {
         "repeats": repeats,
         "not_measured": sorted(not_measured),
         "returns_early": bool(returns_early),
+        "early": early.outcome,
+        "lowest_bar": min(
+            m.median - __import__("numpy").percentile(m.times, 25) for m in results
+        ),
         "figures": len(plt.get_fignums()),
     }""",
     "plot_cost_model.py": """{
@@ -67,6 +74,13 @@ PROBES = {
         "t1": t1, "t2": t2, "t3": t3, "c": c,
         "error_once": error_once, "error_every": error_every,
         "counts": counts, "once": len(once), "every": len(every),
+        "faster": faster.outcome,
+        "largest_once": compperf.format_time(once[-1].median),
+        "largest_every": compperf.format_time(every[-1].median),
+        "bar_bottoms": float(min(
+            (once_median * 1e6 - quartile_bars(once)[0]).min(),
+            (every_median * 1e6 - quartile_bars(every)[0]).min(),
+        )),
         "backend_slower": [pipeline(1000, 1.0, 2.0, 0.5), 1.0 + 1000 * 2.0 + 0.5],
         "frontend_slower": [pipeline(1000, 2.0, 1.0, 0.5), 2.0 + 1000 * 1.0 + 0.5],
         "figures": len(plt.get_fignums()),
@@ -76,6 +90,8 @@ PROBES = {
         "issued": len(issued),
         "launches": launches,
         "queued_products": queued_products,
+        "nothing_queued": nothing_queued.outcome,
+        "rounds": rounds,
         "kept_bytes": kept_bytes,
         "expected_bytes": memory_launches * size * size * 4,
         "figures": len(plt.get_fignums()),
@@ -133,27 +149,47 @@ def test_the_chapter_has_its_examples_and_every_one_a_probe():
     assert sorted(PROBES) == names
 
 
+def said(text: str, outcome: str, sentences: dict[str, str]) -> None:
+    """The page printed the sentence of its verdict's outcome, and not the others'."""
+    for case, sentence in sentences.items():
+        assert (sentence in text) == (case == outcome), (outcome, sentence, text)
+
+
 def test_async_matmul_naive_and_synchronized_agree_on_cpu():
     run = ran("plot_async_matmul.py")
     on_cpu(run)
     p = run.probe
+    # The warm-up runs are timed but kept out of the table and the verdict.
     assert p["runs"] == p["repeats"]
+    assert p["timed_runs"] == p["repeats"] + p["warmup_runs"]
     # The work was done when the loop returned: reading the result costs little ...
     assert p["wait_median"] < 0.25 * p["naive_median"]
-    # ... so the two timings agree within the measured spread (or 5 %).
-    gap = abs(p["synced_median"] - p["naive_median"])
-    assert gap <= max(p["naive_iqr"] + p["synced_iqr"], 0.05 * p["naive_median"])
-    assert p["timings_agree"]
+    # ... and the verdict never says the work was queued on a CPU (unclear is allowed
+    # on a busy machine); the page prints the sentence of its outcome.
+    assert p["synchronous"] != "no"
+    low, estimate, high = p["ratio"]
+    assert low <= estimate <= high
     text = prose(run.stdout)
-    assert "timings agree" in text
-    assert "still queued" not in text
+    said(text, p["synchronous"], {
+        "yes": "timings agree",
+        "no": "still queued",
+        "unclear": "unclear here whether the result was ready",
+    })  # fmt: skip
+    assert p["cpu_synchronous"] != "no"
+    said(text, p["cpu_synchronous"], {
+        "yes": "PyTorch's CPU operators do not run asynchronously.",
+        "no": "more than 5 % of the loop.",
+        "unclear": "unclear here whether reading the result",
+    })  # fmt: skip
+    # Which timing to trust: the single runs and the median, named in one sentence.
+    assert "Trust the median" in text
+    assert f"the median of {p['repeats']} runs is {p['median_text']}" in text
     assert p["naive"] > 0
     assert p["synchronized"] > 0
     assert "synchronized / naive:" in run.stdout
     # The real APIs are shown, and the CUDA-only cell says what a GPU would print.
     assert "CUDA events need a CUDA device" in text
     assert "10 products on cpu" in run.stdout  # torch.utils.benchmark.Timer's report
-    assert "PyTorch's CPU operators do not run asynchronously." in text
     assert p["figures"] == 1
 
 
@@ -255,10 +291,17 @@ def test_blockers_table_has_a_row_per_blocker():
         assert sum(line.startswith(name + " ") for line in table) == 1, name
     assert all(runs == p["repeats"] for runs in p["runs"])
     assert all(median > 0 for median in p["medians"])
-    # On a CPU nothing is queued: a step without a blocker does not return early.
+    # On a CPU nothing is queued: a step without a blocker does not return early
+    # (unclear is allowed on a busy machine), and the page says its outcome.
+    assert p["early"] != "yes"
     assert not p["returns_early"]
     text = prose(run.stdout)
-    assert "takes as long as one with a barrier" in text
+    said(text, p["early"], {
+        "no": "takes as long as one with a barrier",
+        "unclear": "unclear here whether a step without a blocker",
+    })  # fmt: skip
+    # Error bars from the quartiles: none reaches below zero.
+    assert p["lowest_bar"] >= 0
     assert "sync debug mode exists for CUDA only" in text
     assert p["figures"] == 1
 
@@ -267,9 +310,10 @@ def test_cost_model_fits_the_measurements_and_the_pipeline_answers_the_book():
     run = ran("plot_cost_model.py")
     p = run.probe
     assert min(p["t1"], p["t2"], p["t3"], p["c"]) > 0
-    # The fitted lines pass within 50 % of every measured median (fast mode is noisy).
-    assert p["error_once"] < 0.5, run.stdout
-    assert p["error_every"] < 0.5, run.stdout
+    # The fitted lines pass within a factor of two of every measured median: t1 and t3
+    # are measured apart from the loops, and fast mode on a busy machine is noisy.
+    assert p["error_once"] < 1.0, run.stdout
+    assert p["error_every"] < 1.0, run.stdout
     assert p["once"] == p["every"] == len(p["counts"])
     # A slower backend: the pipeline costs exactly t1 + N t2 + t3 ...
     pipeline, formula = p["backend_slower"]
@@ -280,6 +324,25 @@ def test_cost_model_fits_the_measurements_and_the_pipeline_answers_the_book():
     assert pipeline > formula
     assert "condition holds" in run.stdout
     assert "condition does not hold" in run.stdout
+    # One source for each number: the sentence about the largest N quotes the
+    # table's rows for it, and is the one its verdict chose.
+    table = run.stdout[run.stdout.index("Total time per loop") :].splitlines()
+    largest = p["counts"][-1]
+    assert any(f"wait once, N={largest} " in line and p["largest_once"] in line for line in table)
+    assert any(
+        f"wait every step, N={largest} " in line and p["largest_every"] in line for line in table
+    )
+    text = prose(run.stdout)
+    assert f"{p['largest_once']} against {p['largest_every']}" in text or (
+        f"takes {p['largest_once']} per loop and waiting every step {p['largest_every']}" in text
+    )
+    said(text, p["faster"], {
+        "yes": "waiting every step costs",
+        "no": "waiting once is not faster",
+        "unclear": "unclear here whether waiting once is faster",
+    })  # fmt: skip
+    # Error bars from the quartiles: none reaches below zero.
+    assert p["bar_bottoms"] >= 0
     assert p["figures"] == 1
 
 
@@ -288,9 +351,21 @@ def test_running_ahead_on_cpu_leaves_nothing_queued():
     on_cpu(run)
     p = run.probe
     assert p["issued"] == p["launches"]
-    assert p["queued_products"] < 1
+    # Nothing is queued on a CPU: the verdict never says otherwise (unclear is allowed
+    # on a busy machine), and the sentences about the figure follow it.
+    assert p["nothing_queued"] != "no"
     text = prose(run.stdout)
-    assert "nothing was left in a queue" in text
+    said(text, p["nothing_queued"], {
+        "yes": "nothing was left in a queue",
+        "no": "of work queued",
+        "unclear": "unclear here whether work was left in a queue",
+    })  # fmt: skip
+    said(text, p["nothing_queued"], {
+        "yes": "the curves follow each other",
+        "no": "how far Python ran ahead",
+        "unclear": "cannot tell queued work from interruptions",
+    })  # fmt: skip
+    assert "lie on each other" not in text
     assert "PyTorch keeps no allocator statistics" in text
     assert p["kept_bytes"] == p["expected_bytes"]
     assert p["figures"] == 1

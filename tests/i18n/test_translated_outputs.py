@@ -10,6 +10,7 @@ stops the build with an error naming the example.
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -78,6 +79,7 @@ compperf.say(
     synced=20.5,
 )
 print("tensor([1, 2, 3])")
+compperf.conclude("faster", "synchronized vs naive timer", 0.5, 0.8, below=1.0)
 
 fig, ax = plt.subplots()
 ax.bar([tr("naive timer"), tr("synchronized timer")], [1.25, 20.5], label=tr("measured"))
@@ -246,6 +248,34 @@ def test_english_build_records_messages_and_pickles_figures(site: SimpleNamespac
     assert recorded - provenance == printed
     assert (gallery / "images" / "sphx_glr_plot_timers_001.pickle").is_file()
     assert "executed 1 out of 1" in site.logs[FIRST.code]
+
+
+@pytest.mark.parametrize("code", PROJECT.codes)
+def test_each_page_says_how_disturbed_its_run_was(site: SimpleNamespace, code: str) -> None:
+    """The run's account (compperf.watch) and verdicts, recorded once, shown in each language."""
+    run = json.loads(
+        (site.docs / "auto_examples" / "tiny" / "plot_timers.verdicts.json").read_text("utf-8")
+    )
+    assert run["example"] == "examples/tiny/plot_timers.py"
+    assert [v["outcome"] for v in run["verdicts"]] == ["yes"]
+    assert set(run["disturbance"]) >= {"steal", "pressure", "drift", "disturbed", "reasons"}
+    assert run["seconds"] > 0
+    lines = re.findall(
+        r'<p class="compperf-run"><strong>(.*?)</strong>(.*?)</p>', _page(site, code), re.DOTALL
+    )
+    assert len(lines) == 1, lines
+    label, text = (html.unescape(part).strip() for part in lines[0])
+    english = i18n.render(run["message"], FIRST.code)
+    assert text == i18n.render(run["message"], code, strict=code != FIRST.code)
+    if code == FIRST.code:
+        assert label == "The machine during this run:"
+        # The end of the build lists the disturbed examples, as information (-W stays green).
+        assert re.search(
+            r"compperf: [01] of 1 recorded example runs were disturbed", site.logs[code]
+        )
+    else:
+        assert label != "The machine during this run:"
+        assert text != english
 
 
 def test_english_page_is_unchanged(site: SimpleNamespace) -> None:

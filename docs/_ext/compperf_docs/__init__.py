@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from compperf_docs import (
     alternates,
+    disturbed,
     downloads,
     figures,
     gallery,
@@ -75,6 +76,9 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("builder-inited", figures.draw_languages, priority=700)
     app.add_transform(figures.FigureLanguage)
     app.add_transform(printed.PrintedLanguage)
+    # How disturbed each example's run was (<stem>.verdicts.json): a line after its running
+    # time, the about page's table (compperf-runs), the log's list at the end.
+    disturbed.setup(app)
     app.connect("html-page-context", site.add_language_links)
     # Search engines: hreflang alternates in each page's head and in the sitemap,
     # after sphinx-sitemap writes it (build-finished, priority 500).

@@ -175,11 +175,51 @@ def _example_folders(gallery_conf: dict, fname: str) -> tuple[Path, Path] | None
     return found[0] if len(found) == 1 else None
 
 
+# The watch and verdicts of the example that is running (started before, read after).
+_WATCHING: list[object] = []
+# What the last example's run left: {"disturbance": Disturbance.record(), "message": the
+# translated account's record, "seconds": ..., "verdicts": [...]}; the example tests'
+# runner (tests/examples/run_examples.py) reads it after each example.
+last_run: dict[str, object] = {}
+
+
+def _start_watching() -> None:
+    from compperf import disturbance, verdicts
+
+    while _WATCHING:  # an example that failed before its "after" never closed its watch
+        _WATCHING.pop()
+    verdicts.start_recording()
+    watched = disturbance.watch()
+    watched.__enter__()
+    _WATCHING.append(watched)
+
+
+def _stop_watching() -> dict[str, object]:
+    """The run's account: its disturbance and the verdicts it made (see :data:`last_run`)."""
+    from compperf import verdicts
+
+    made = verdicts.stop_recording()
+    last_run.clear()
+    if not _WATCHING:
+        return last_run
+    watched = _WATCHING.pop()
+    watched.__exit__(None, None, None)
+    disturbance = watched.disturbance
+    last_run.update(
+        seconds=round(disturbance.seconds, 3),
+        disturbance=disturbance.record(),
+        message=str(disturbance).record,
+        verdicts=made,
+    )
+    return last_run
+
+
 def _save_records(gallery_conf: dict, fname: str | None) -> None:
-    """Write the messages the example made while it ran beside its page."""
+    """Write the messages and verdicts the example made while it ran beside its page."""
     from compperf import i18n
 
     records = i18n.stop_recording()
+    run = _stop_watching()
     if fname is None or not gallery_conf.get("gallery_dirs"):
         return  # the example tests' runner: nothing to write
     folders = _example_folders(gallery_conf, fname)
@@ -197,6 +237,7 @@ def _save_records(gallery_conf: dict, fname: str | None) -> None:
     except ValueError:
         example = source.as_posix()
     recorded.write(gallery, source.stem, example, records)
+    recorded.write_run(gallery, source.stem, example, run)
 
 
 def reset_state(gallery_conf: dict, fname: str | None, when: str) -> None:
@@ -213,7 +254,11 @@ def reset_state(gallery_conf: dict, fname: str | None, when: str) -> None:
     It also records the messages the example prints and draws
     (:func:`compperf.i18n.start_recording`) and, after it, writes them to
     ``<gallery folder>/<stem>.messages.json`` (:mod:`compperf_docs.recorded`): the
-    other languages show them from there, without running the example again.
+    other languages show them from there, without running the example again. It watches
+    the machine while the example runs (:func:`compperf.watch`) and keeps the verdicts
+    the example makes (:func:`compperf.verdicts.start_recording`), written to
+    ``<gallery folder>/<stem>.verdicts.json``: the page's run line, the about page and
+    the build log's list of disturbed examples come from there.
     """
     if when == "after":
         while _WARNINGS:  # restores the filters and forgets which warnings were shown
@@ -224,6 +269,7 @@ def reset_state(gallery_conf: dict, fname: str | None, when: str) -> None:
 
     i18n.use_language(i18n.SOURCE_LANGUAGE)  # the build records English
     i18n.start_recording()
+    _start_watching()
     if fname is not None:
         figures.forget_example(Path(fname).name)
     context = warnings.catch_warnings()

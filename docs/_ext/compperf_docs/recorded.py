@@ -9,8 +9,16 @@ message it prints or draws (:mod:`compperf.i18n`); afterwards
 
 and the figure scraper (:func:`compperf_docs.figures.scraper`) pickles each figure beside
 its PNG (``images/sphx_glr_<stem>_NNN.pickle``). The other languages render the page's
-printed sentences and figures from these files and execute nothing; a sharded build
-counts them among an example's outputs (:func:`outputs_complete`).
+printed sentences and figures from these files and execute nothing. The same reset also
+watches the machine while the example runs and keeps the verdicts it makes
+(:mod:`compperf.verdicts`)::
+
+    auto_examples/<chapter>/<stem>.verdicts.json
+        {"example": ..., "seconds": 12.3, "disturbance": Disturbance.record(),
+         "message": <record of str(disturbance)>, "verdicts": [Verdict.record(), ...]}
+
+(:mod:`compperf_docs.disturbed` shows it on the page, the about page and in the log).
+A sharded build counts all of them among an example's outputs (:func:`outputs_complete`).
 """
 
 from __future__ import annotations
@@ -24,17 +32,22 @@ from typing import Any
 
 __all__ = [
     "MESSAGES_SUFFIX",
+    "RUN_SUFFIX",
     "Recorded",
     "figure_paths",
     "load",
+    "load_run",
     "messages_path",
     "outputs_complete",
     "pickle_path",
     "records_in",
+    "run_path",
     "write",
+    "write_run",
 ]
 
 MESSAGES_SUFFIX = ".messages.json"
+RUN_SUFFIX = ".verdicts.json"
 # sphinx-gallery's reST for a figure: ".. image-sg:: /auto_examples/<chapter>/images/x.png".
 _IMAGE_SG = re.compile(r"^\s*\.\. image-sg:: (\S+\.png)\s*$", re.MULTILINE)
 
@@ -42,6 +55,31 @@ _IMAGE_SG = re.compile(r"^\s*\.\. image-sg:: (\S+\.png)\s*$", re.MULTILINE)
 def messages_path(gallery: Path, stem: str) -> Path:
     """``<gallery>/<stem>.messages.json``."""
     return gallery / f"{stem}{MESSAGES_SUFFIX}"
+
+
+def run_path(gallery: Path, stem: str) -> Path:
+    """``<gallery>/<stem>.verdicts.json``: the run's disturbance and verdicts."""
+    return gallery / f"{stem}{RUN_SUFFIX}"
+
+
+def write_run(gallery: Path, stem: str, example: str, run: Mapping[str, Any]) -> Path:
+    """Write an example's run account (:data:`compperf_docs.gallery.last_run`)."""
+    path = run_path(gallery, stem)
+    text = json.dumps({"example": example, **run}, ensure_ascii=False, indent=1)
+    path.write_text(text + "\n", encoding="utf-8")
+    return path
+
+
+def load_run(gallery: Path, stem: str) -> dict[str, Any] | None:
+    """The example's run account, or None when it has none (or an unreadable one)."""
+    path = run_path(gallery, stem)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("disturbance"), dict):
+        return None
+    return data
 
 
 def pickle_path(png: Path) -> Path:
@@ -102,7 +140,7 @@ def figure_paths(srcdir: Path, page: Path) -> list[Path]:
 
 
 def outputs_complete(srcdir: Path, gallery: Path, stem: str) -> bool:
-    """Whether an executed example's page has its sidecar and a pickle for each figure."""
-    if not messages_path(gallery, stem).is_file():
+    """Whether an executed example's page has its sidecars and a pickle for each figure."""
+    if not messages_path(gallery, stem).is_file() or not run_path(gallery, stem).is_file():
         return False
     return all(pickle_path(png).is_file() for png in figure_paths(srcdir, gallery / f"{stem}.rst"))
