@@ -8,7 +8,7 @@ from pathlib import Path
 import torch
 
 from compperf.devices import as_device
-from compperf.i18n import Text, parts, tr, tr_plural
+from compperf.i18n import Text, paragraph, parts, tr, tr_plural
 from compperf.measure import Measurement, measure
 from compperf.verdicts import _CONFIDENCE, Verdict, _median_interval, conclude
 
@@ -22,6 +22,8 @@ _LLC_FACTOR = 4
 _FALLBACK_LLC = 64 * 2**20
 _MATMUL_SIZES = (256, 512, 1024)
 _OVERHEAD_ELEMENTS = 1
+# The text form wraps here, as compperf.environment's does.
+_TEXT_WIDTH = 76
 _cache: dict[tuple[str, str, int], Ceilings] = {}
 _measure = measure  # the tests replace it with fake timings
 
@@ -183,20 +185,21 @@ class Ceilings:
     def __str__(self) -> Text:
         with parts():
             threads = tr_plural("{n} thread", "{n} threads", self.num_threads)
-        return tr(
-            "Ceilings of {device} ({dtype}, {threads}): peak {peak:.1f} GFLOP/s "
-            "({peak_detail}), bandwidth {bandwidth:.1f} GB/s (copy of {working_set:.0f} MiB), "
-            "overhead {overhead:.1f} µs per call; ridge point {ridge:.1f} FLOP/byte",
-            device=self.device,
-            dtype=self.dtype,
-            threads=threads,
-            peak=self.peak.value / 1e9,
-            peak_detail=self.peak.detail,
-            bandwidth=self.bandwidth.value / 1e9,
-            working_set=self.working_set / 2**20,
-            overhead=self.overhead.value * 1e6,
-            ridge=self.ridge,
-        )
+            text = tr(
+                "Ceilings of {device} ({dtype}, {threads}): peak {peak:.1f} GFLOP/s "
+                "({peak_detail}), bandwidth {bandwidth:.1f} GB/s (copy of {working_set:.0f} MiB), "
+                "overhead {overhead:.1f} µs per call; ridge point {ridge:.1f} FLOP/byte",
+                device=self.device,
+                dtype=self.dtype,
+                threads=threads,
+                peak=self.peak.value / 1e9,
+                peak_detail=self.peak.detail,
+                bandwidth=self.bandwidth.value / 1e9,
+                working_set=self.working_set / 2**20,
+                overhead=self.overhead.value * 1e6,
+                ridge=self.ridge,
+            )
+        return paragraph(text, _TEXT_WIDTH)
 
 
 def cache_sizes(cache_dir: Path = _CACHE_DIR) -> dict[int, int]:
