@@ -222,17 +222,20 @@ plt.show()
 # -------
 # **1.** The smallest size gives ``t0`` (the fixed cost), the largest gives
 # ``c`` (the cost per element). Their ratio is the size at which both are
-# equal; the boundary test above looks for a growth of at least 2x per 4x,
-# which happens a little beyond that size.
+# equal. The boundary test above asks for 2x per 4x: in this model
+# ``(t0 + 4 c n) / (t0 + c n) = 2`` at ``n = t0 / (2 c)``, so the larger of
+# the two sizes, ``4 n``, is twice the size where both costs are equal.
 
 t0 = chain_times[0]
 c = (chain_times[-1] - t0) / (CHAIN_SIZES[-1] - CHAIN_SIZES[0])
 print(
     compperf.tr(
-        "t0 = {t0}, c = {c:.3f} ns per element: t0 = c n at n = {n:,.0f}",
+        "t0 = {t0}, c = {c:.3f} ns per element: t0 = c n at n = {n:,.0f}; "
+        "the model grows 2x per 4x from n = {m:,.0f} on",
         t0=compperf.format_time(t0),
         c=c * 1e9,
         n=t0 / c,
+        m=2 * t0 / c,
     )
 )
 

@@ -304,8 +304,8 @@ print(
 # %%
 # **3.** At batch 1 the layer does 2 x 512 x 512 FLOP and reads its 1 MiB
 # of weights once: memory-bound. Compare its time per call with the cost of
-# the smallest call the previous page measured: that share is what the fixed
-# cost can explain, and the rest is reading the weights. Weights that fit a
+# the smallest call that ``compperf.ceilings`` measured: that share is what
+# the fixed cost can explain, and the rest is reading the weights. Weights that fit a
 # cache come from it after the first call, which can put the point above the
 # memory roof.
 
