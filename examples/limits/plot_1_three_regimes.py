@@ -24,7 +24,7 @@ import compperf
 
 CHAIN_SIZES = [2**k for k in range(4, 23, 2)]  # elements per tensor
 MATMUL_SIZES = [8, 16, 32, 64, 128, 256, 512]  # n of n x n @ n x n
-BUDGET = 2.0  # seconds per sweep
+BUDGET = 1.5  # seconds per sweep
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
 import os

@@ -61,6 +61,18 @@ PROBES = {
         "memory_bound": memory_bound, "compute_bound": compute_bound,
         "figures": len(plt.get_fignums()),
     }""",
+    "plot_4_moving_a_point.py": """{
+        "device": str(device),
+        "n": n, "variants": list(variants), "bytes_moved": bytes_moved,
+        "points": points,
+        "fusion": fusion.faster("torch.compile", "eager").record()
+                  if "torch.compile" in variants else None,
+        "batching": batching.faster("1 x batch 64", "64 x batch 1").record(),
+        "dtypes": [precision.faster(a, b).record()
+                   for a, b in (("float32", "float64"), ("bfloat16", "float32"))],
+        "peak": limits.peak.value, "bandwidth": limits.bandwidth.value,
+        "figures": len(plt.get_fignums()),
+    }""",
 }
 
 _START_RECORDING = "import compperf.i18n\ncompperf.i18n.start_recording()\n"
@@ -175,6 +187,46 @@ def test_roofline_counts_places_and_decides_each_operation():
     assert f"{p['memory_bound']} of {len(p['names'])} operations are memory-bound" in prose(
         run.stdout
     )
+    assert p["figures"] == 1
+
+
+def test_moving_points_prints_what_each_comparison_decided():
+    run = ran("plot_4_moving_a_point.py")
+    p = run.probe
+    n = p["n"]
+    assert p["bytes_moved"] == {"eager": 32 * n, "torch.compile": 8 * n}
+    text = prose(run.stdout)
+    if shutil.which("g++") or shutil.which("clang++"):
+        assert "torch.compile" in p["variants"]
+    if p["fusion"] is None:
+        assert "torch.compile failed here" in text
+    else:
+        fused, eager = p["points"]["torch.compile"][0], p["points"]["eager"][0]
+        assert fused == pytest.approx(4 * eager)  # the same FLOP on a quarter of the bytes
+        sentence = {
+            "yes": "fusion pays here",
+            "no": "fusion does not pay here",
+            "unclear": "unclear here whether fusion pays",
+        }[p["fusion"]["outcome"]]
+        assert sentence in text
+    sentence = {
+        "yes": "batching pays here",
+        "no": "batching does not pay here",
+        "unclear": "unclear here whether batching pays",
+    }[p["batching"]["outcome"]]
+    assert sentence in text
+    for verdict in p["dtypes"]:
+        smaller, larger = verdict["subject"].split(" vs ")
+        sentence = {
+            "yes": f"{smaller} is faster than {larger} here",
+            "no": f"{smaller} is not faster than {larger} here",
+            "unclear": f"unclear here whether {smaller} is faster than {larger}",
+        }[verdict["outcome"]]
+        assert sentence in text
+    # Intensity of the dtype points: the same FLOP on 8, 4 and 2 bytes per value.
+    points = p["points"]
+    assert points["float32"][0] == pytest.approx(2 * points["float64"][0])
+    assert points["bfloat16"][0] == pytest.approx(2 * points["float32"][0])
     assert p["figures"] == 1
 
 
