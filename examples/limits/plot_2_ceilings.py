@@ -339,7 +339,10 @@ for name, values in bandwidths.items():
 for level, size in caches.items():
     right.axvline(size, color="gray", linestyle=":")
     right.annotate(
-        f"L{level}", (size, 0.95), xycoords=("data", "axes fraction")
+        f"L{level}",  # Cache levels are names, drawn as they are.
+        (size, 0.95),
+        xycoords=("data", "axes fraction"),
+        fontfamily="monospace",
     )
 right.set(
     xscale="log",
