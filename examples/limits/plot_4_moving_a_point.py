@@ -28,7 +28,7 @@ from torch import nn
 import compperf
 
 BATCH = 64
-BUDGET = 1.5  # seconds per comparison
+BUDGET = 1.0  # seconds per comparison
 ELEMENTS = None  # of the chain; None: twice the last cache
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
