@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from compperf.ceilings import Ceiling, Ceilings, RoofShare, cache_sizes, ceilings
 from compperf.devices import as_device, num_gpus, synchronize, try_all_gpus, try_gpu
 from compperf.disturbance import Disturbance, watch
 from compperf.environment import Environment, environment
@@ -13,14 +14,19 @@ from compperf.verdicts import Comparison, Ratio, Verdict, conclude, crossover, i
 
 __all__ = [
     "Benchmark",
+    "Ceiling",
+    "Ceilings",
     "Comparison",
     "Disturbance",
     "Environment",
     "Measurement",
     "Ratio",
+    "RoofShare",
     "Timer",
     "Verdict",
     "as_device",
+    "cache_sizes",
+    "ceilings",
     "compare",
     "conclude",
     "crossover",

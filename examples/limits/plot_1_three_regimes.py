@@ -1,0 +1,251 @@
+"""
+The three regimes, measured
+===========================
+
+You time an element-wise chain and a matrix product over sizes that grow by
+orders of magnitude, and find from the data where the fixed cost of a call
+stops mattering and the bytes or the arithmetic take over.
+
+To run this example yourself, install PyTorch, then ``pip install
+matplotlib``, and compperf as :ref:`run-yourself` explains.
+"""
+
+# %%
+# The machine
+# -----------
+# The first line says which device and software produced every number below.
+
+import itertools
+
+import matplotlib.pyplot as plt
+import torch
+
+import compperf
+
+CHAIN_SIZES = [2**k for k in range(4, 23, 2)]  # elements per tensor
+MATMUL_SIZES = [8, 16, 32, 64, 128, 256, 512]  # n of n x n @ n x n
+BUDGET = 1.5  # seconds per sweep
+# sphinx_gallery_start_ignore
+# The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
+import os
+
+if os.environ.get("COMPPERF_FAST") == "1":
+    CHAIN_SIZES = [2**k for k in range(4, 19, 2)]
+    MATMUL_SIZES = [8, 16, 32, 64, 128]
+    BUDGET = 0.5
+# sphinx_gallery_end_ignore
+
+device = compperf.try_gpu()
+if device.type == "cpu":
+    torch.set_num_threads(1)  # One core's numbers: see "Two experiments".
+print(compperf.environment(device))
+
+# %%
+# Two experiments
+# ---------------
+# The element-wise chain runs four operations, each of which reads and writes
+# every element once: the work per call grows with the size, and so do the
+# bytes. The matrix product ``n x n @ n x n`` does ``2 n³`` operations on
+# ``3 n²`` values: its arithmetic grows faster than its bytes.
+#
+# ``compperf.interleave`` times every size in rounds (16, 64, ..., then again),
+# so that a busy moment of the machine hits all sizes alike, and reports each
+# size's median time per call. On a CPU the page uses one thread: an operation
+# split over two threads waits for the slower one, and on a machine shared
+# with other work that wait would blur the regimes you are looking for.
+
+
+def chain(x, out):
+    """Four element-wise operations, each one pass over memory."""
+    torch.mul(x, 2.0, out=out)
+    out.add_(1.0)
+    out.mul_(0.5)
+    out.relu_()
+
+
+def chain_call(n):
+    x = torch.randn(n, device=device)
+    out = torch.empty_like(x)
+    return lambda: chain(x, out)
+
+
+def matmul_call(n):
+    a = torch.randn(n, n, device=device)
+    b = torch.randn(n, n, device=device)
+    out = torch.empty(n, n, device=device)
+    return lambda: torch.mm(a, b, out=out)
+
+
+chains = compperf.interleave(
+    {str(n): chain_call(n) for n in CHAIN_SIZES},
+    device=device,
+    budget=BUDGET,
+)
+matmuls = compperf.interleave(
+    {str(n): matmul_call(n) for n in MATMUL_SIZES},
+    device=device,
+    budget=BUDGET,
+)
+chain_times = [chains.measurements[str(n)].median for n in CHAIN_SIZES]
+matmul_times = [matmuls.measurements[str(n)].median for n in MATMUL_SIZES]
+print(compperf.tr("elements  chain, per call  per element"))
+for n, t in zip(CHAIN_SIZES, chain_times, strict=True):
+    print(f"{n:>8}  {compperf.format_time(t):>15}  {t / n * 1e9:8.3f} ns")
+print()
+print(compperf.tr("     n  matmul, per call  per FLOP"))
+for n, t in zip(MATMUL_SIZES, matmul_times, strict=True):
+    print(
+        f"{n:>6}  {compperf.format_time(t):>16}  {t / (2 * n**3) * 1e9:8.4f} ns"
+    )
+print()
+print(chains.disturbance)
+print(matmuls.disturbance)
+
+# %%
+# Where each regime begins
+# ------------------------
+# A call that costs only overhead takes as long at 64 elements as at 16. A
+# call that costs bytes takes four times as long when it has four times the
+# elements. So the test at each step is: does the time grow by at least the
+# square root of the growth of the work (2x when the chain grows 4x, 2.8x
+# when the matrix product does 8x the operations)? The first size from which
+# the answer stays "yes" is where the work takes over from the overhead.
+# ``compperf.crossover`` decides it from the per-round ratios and their
+# intervals; where an interval straddles the threshold it says "unclear".
+
+
+def boundary(comparison, sizes, growth, subject):
+    """The crossover into the regime where time grows with the work."""
+    verdicts = [
+        comparison.faster(str(small), str(large), margin=growth**0.5)
+        for small, large in itertools.pairwise(sizes)
+    ]
+    return compperf.crossover(sizes[1:], verdicts, subject=subject)
+
+
+chain_boundary = boundary(chains, CHAIN_SIZES, 4, "chain")
+matmul_boundary = boundary(matmuls, MATMUL_SIZES, 8, "matmul")
+with compperf.i18n.parts():
+    names = [compperf.tr("element-wise chain"), compperf.tr("matrix product")]
+for name, found in zip(names, (chain_boundary, matmul_boundary), strict=True):
+    if found.yes:
+        compperf.say(
+            "{name}: the time follows the work from a size between {low:,.0f} "
+            "and {high:,.0f} on; below it, the fixed cost of a call dominates",
+            name=name,
+            low=found.low,
+            high=found.high,
+        )
+    elif found.no:
+        compperf.say(
+            "{name}: no boundary inside the sizes measured (the time follows "
+            "the work everywhere, or nowhere)",
+            name=name,
+        )
+    else:
+        compperf.say(
+            "{name}: unclear here: near the boundary the rounds disagree "
+            "about how the time grows",
+            name=name,
+        )
+
+# %%
+# The picture
+# -----------
+# Left: the chain's time per element. It falls as ``1/n`` while the call's
+# fixed cost is shared by more elements, then flattens where memory sets the
+# pace. Right: the matrix product's time per floating-point operation (FLOP).
+# It falls over a longer range, because a larger product reuses each value
+# it loads more often, until arithmetic sets the pace. The shaded band marks
+# the sizes where the boundary lies, when the data found one.
+
+fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+left.plot(
+    CHAIN_SIZES,
+    [t / n * 1e9 for n, t in zip(CHAIN_SIZES, chain_times, strict=True)],
+    marker="o",
+)
+left.set(
+    xlabel=compperf.tr("elements per tensor"),
+    ylabel=compperf.tr("ns per element"),
+    title=compperf.tr("element-wise chain: overhead, then bandwidth"),
+)
+right.plot(
+    MATMUL_SIZES,
+    [
+        t / (2 * n**3) * 1e9
+        for n, t in zip(MATMUL_SIZES, matmul_times, strict=True)
+    ],
+    marker="o",
+    color="tab:red",
+)
+right.set(
+    xlabel=compperf.tr("n (n x n matrices)"),
+    ylabel=compperf.tr("ns per FLOP"),
+    title=compperf.tr("matrix product: overhead, then compute"),
+)
+for ax, found in ((left, chain_boundary), (right, matmul_boundary)):
+    ax.set(xscale="log", yscale="log")
+    if found.yes:
+        ax.axvspan(found.low, found.high, color="gray", alpha=0.3)
+        ax.annotate(
+            compperf.tr("boundary"),
+            (found.high, 0.9),
+            xycoords=("data", "axes fraction"),
+        )
+fig.tight_layout()
+plt.show()
+
+# %%
+# Summary
+# -------
+# * A small call costs its overhead: Python, the dispatcher, on a GPU the
+#   kernel launch. Its time hardly changes with the size.
+# * An element-wise operation becomes bandwidth-bound once its tensors are
+#   large: its time per element settles.
+# * A matrix product needs much larger sizes before arithmetic sets the pace,
+#   because it does ``n`` operations per value it loads.
+# * Boundaries are found by asking how the time grows with the work, with an
+#   interval, not by reading a plot; a busy machine can leave them unclear.
+#
+# Exercises
+# ---------
+# 1. Fit ``t(n) = t0 + c n`` to the chain's smallest and largest sizes.
+#    Where does the fixed cost ``t0`` equal the work ``c n``, and how does that
+#    compare with the boundary found above?
+# 2. On a GPU, would you expect the chain's boundary at smaller or larger
+#    sizes than on a CPU?
+# 3. Why does the matrix product's time per FLOP keep falling long after the
+#    chain's time per element has settled?
+#
+# Answers
+# -------
+# **1.** The smallest size gives ``t0`` (the fixed cost), the largest gives
+# ``c`` (the cost per element). Their ratio is the size at which both are
+# equal. The boundary test above asks for 2x per 4x: in this model
+# ``(t0 + 4 c n) / (t0 + c n) = 2`` at ``n = t0 / (2 c)``, so the larger of
+# the two sizes, ``4 n``, is twice the size where both costs are equal.
+
+t0 = chain_times[0]
+c = (chain_times[-1] - t0) / (CHAIN_SIZES[-1] - CHAIN_SIZES[0])
+print(
+    compperf.tr(
+        "t0 = {t0}, c = {c:.3f} ns per element: t0 = c n at n = {n:,.0f}; "
+        "the model grows 2x per 4x from n = {m:,.0f} on",
+        t0=compperf.format_time(t0),
+        c=c * 1e9,
+        n=t0 / c,
+        m=2 * t0 / c,
+    )
+)
+
+# %%
+# **2.** Larger. A kernel launch costs microseconds while a GPU moves
+# hundreds of bytes per nanosecond, so a GPU needs far more elements per call
+# before the bytes outweigh the launch.
+#
+# **3.** The chain touches every element once per operation whatever the
+# size, so once the fixed cost is shared out, nothing else changes. A larger
+# matrix product reuses every value it loads ``n`` times, so it keeps more of
+# the work in registers and caches, and only the arithmetic units limit it.
+# The next page measures that limit.

@@ -1,0 +1,311 @@
+"""
+What moves a point
+==================
+
+You move operations on the roofline: fusing an element-wise chain with
+``torch.compile`` cuts its bytes, batching small matrix products moves them
+out of the overhead regime, and a smaller dtype moves both point and roof.
+
+To run this example yourself, install PyTorch, then ``pip install
+matplotlib``, and compperf as :ref:`run-yourself` explains. ``torch.compile``
+on a CPU also needs a C++ compiler (``g++`` or ``clang++``); without one the
+page says so and moves the other points.
+"""
+
+# %%
+# The machine and its ceilings
+# ----------------------------
+# As on the previous pages: the provenance, then the ceilings that
+# ``compperf.ceilings`` measured once in this process (one thread on a CPU).
+
+import time
+import warnings
+
+import matplotlib.pyplot as plt
+import torch
+from torch import nn
+
+import compperf
+
+BATCH = 64
+BUDGET = 1.0  # seconds per comparison
+ELEMENTS = None  # of the chain; None: twice the last cache
+# sphinx_gallery_start_ignore
+# The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
+import os
+
+if os.environ.get("COMPPERF_FAST") == "1":
+    BUDGET = 0.3
+    ELEMENTS = 2**16
+# sphinx_gallery_end_ignore
+
+device = compperf.try_gpu()
+if device.type == "cpu":
+    torch.set_num_threads(1)
+print(compperf.environment(device))
+limits = compperf.ceilings(device)
+print(limits)
+points = {}  # name: (intensity, FLOP/s)
+
+# %%
+# Fusion: one pass over memory instead of four
+# --------------------------------------------
+# In eager mode, ``((x * 2 + 1) * 0.5).relu()`` runs four kernels, and each
+# reads its input from memory and writes its output back: 32 bytes per
+# element in float32 for 4 FLOP. ``torch.compile`` fuses the four into one
+# kernel (on a CPU, C++ code that Inductor generates): it reads ``x`` once and
+# writes the result once, 8 bytes per element for the same 4 FLOP. The
+# intensity rises fourfold; whether the time falls is for the measurement to
+# say. The compilers chapter shows how the graph is captured.
+
+
+def chain(x):
+    return ((x * 2 + 1) * 0.5).relu()
+
+
+n = ELEMENTS or max(2**20, 2 * (limits.last_level_cache or 2**24) // 4)
+x = torch.randn(n, device=device)
+variants = {"eager": lambda: chain(x)}
+start = time.perf_counter()
+try:
+    with warnings.catch_warnings():
+        # Importing Inductor imports a PyTorch module that still uses the
+        # deprecated torch.jit.script_method: it warns once per process.
+        warnings.filterwarnings(
+            "ignore", r"`torch\.jit\.script_method`", DeprecationWarning
+        )
+        fused = torch.compile(chain)
+        torch.testing.assert_close(fused(x), chain(x))
+    variants["torch.compile"] = lambda: fused(x)
+    compperf.say(
+        "torch.compile fused the chain in {seconds:.1f} s",
+        seconds=time.perf_counter() - start,
+    )
+except torch._dynamo.exc.BackendCompilerFailed as error:  # No C++ compiler.
+    compperf.say(
+        "torch.compile failed here, so the chain stays unfused: {error}",
+        error=f"{type(error).__name__}: {str(error).splitlines()[0]}",
+    )
+
+fusion = compperf.interleave(variants, device=device, budget=BUDGET)
+bytes_moved = {"eager": 4 * 8 * n, "torch.compile": 8 * n}
+for name in variants:
+    share = limits.share(fusion.measurements[name], 4 * n, bytes_moved[name])
+    points[name] = (share.intensity, share.achieved)
+    print(
+        compperf.tr(
+            "{name}: {intensity:.3f} FLOP/byte, {rate:.2f} GFLOP/s, "
+            "{share:.0%} of its roof",
+            name=name,
+            intensity=share.intensity,
+            rate=share.achieved / 1e9,
+            share=share.share,
+        )
+    )
+if "torch.compile" in variants:
+    verdict = fusion.faster("torch.compile", "eager")
+    ratio = fusion.ratio("torch.compile", "eager")
+    if verdict.yes:
+        compperf.say(
+            "fusion pays here: the fused chain takes {ratio}", ratio=ratio
+        )
+    elif verdict.no:
+        compperf.say(
+            "fusion does not pay here: the fused chain takes {ratio}",
+            ratio=ratio,
+        )
+    else:
+        compperf.say("unclear here whether fusion pays ({ratio})", ratio=ratio)
+
+# %%
+# Batching: one call for many samples
+# -----------------------------------
+# ``nn.Linear(512, 512)`` on one sample reads its 1 MiB of weights to do
+# 0.5 MFLOP: intensity about 0.5 FLOP per byte, and a short call whose fixed
+# cost weighs. The same samples as one batch read the weights once for all of
+# them. The comparison times 64 calls on one sample each against one call on
+# all 64.
+
+layer = nn.Linear(512, 512).to(device).requires_grad_(False)
+samples = torch.randn(BATCH, 512, device=device)
+one_by_one = [samples[i : i + 1] for i in range(BATCH)]
+batching = compperf.interleave(
+    {
+        "64 x batch 1": lambda: [layer(s) for s in one_by_one],
+        "1 x batch 64": lambda: layer(samples),
+    },
+    device=device,
+    budget=BUDGET,
+)
+weights = (512 * 512 + 512) * 4
+for name, calls, batch in (
+    ("64 x batch 1", BATCH, 1),
+    ("1 x batch 64", 1, BATCH),
+):
+    share = limits.share(
+        batching.measurements[name],
+        calls * 2 * batch * 512 * 512,
+        calls * (weights + 2 * batch * 512 * 4),
+    )
+    points[name] = (share.intensity, share.achieved)
+verdict = batching.faster("1 x batch 64", "64 x batch 1")
+ratio = batching.ratio("1 x batch 64", "64 x batch 1")
+if verdict.yes:
+    compperf.say(
+        "batching pays here: one batch of 64 takes {ratio}", ratio=ratio
+    )
+elif verdict.no:
+    compperf.say(
+        "batching does not pay here: one batch of 64 takes {ratio}",
+        ratio=ratio,
+    )
+else:
+    compperf.say("unclear here whether batching pays ({ratio})", ratio=ratio)
+
+# %%
+# The dtype: fewer bytes, and another roof
+# ----------------------------------------
+# A 128 x 128 matrix product in float64, float32 and bfloat16 does the same
+# FLOP on 8, 4 and 2 bytes per value: the point moves right as the dtype
+# shrinks. The roof moves too, because a vector register holds more of the
+# smaller values; on a CPU without bfloat16 instructions, bfloat16 is
+# converted on the way and can be slower than float32.
+
+size = 128
+dtypes = {"float64": torch.float64, "float32": torch.float32}
+dtypes["bfloat16"] = torch.bfloat16
+operands = {
+    name: [torch.randn(size, size, device=device).to(dtype)] * 2
+    for name, dtype in dtypes.items()
+}
+precision = compperf.interleave(
+    {name: (lambda a=a, b=b: a @ b) for name, (a, b) in operands.items()},
+    device=device,
+    budget=BUDGET,
+)
+for name, dtype in dtypes.items():
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    share = limits.share(
+        precision.measurements[name], 2 * size**3, 3 * size**2 * itemsize
+    )
+    points[name] = (share.intensity, share.achieved)
+for smaller, larger in (("float32", "float64"), ("bfloat16", "float32")):
+    verdict = precision.faster(smaller, larger)
+    ratio = precision.ratio(smaller, larger)
+    if verdict.yes:
+        compperf.say(
+            "{smaller} is faster than {larger} here: {ratio}",
+            smaller=smaller,
+            larger=larger,
+            ratio=ratio,
+        )
+    elif verdict.no:
+        compperf.say(
+            "{smaller} is not faster than {larger} here: {ratio}",
+            smaller=smaller,
+            larger=larger,
+            ratio=ratio,
+        )
+    else:
+        compperf.say(
+            "unclear here whether {smaller} is faster than {larger} ({ratio})",
+            smaller=smaller,
+            larger=larger,
+            ratio=ratio,
+        )
+
+# %%
+# The picture
+# -----------
+# The float32 roofline of this machine, and an arrow for each move: from the
+# eager chain to the fused one, from 64 single-sample calls to one batch, and
+# from float64 through float32 to bfloat16. An arrow that points up and to
+# the right is the move the section above describes; one that points down
+# means that the move cost time on this machine.
+
+moves = [
+    ("eager", "torch.compile"),
+    ("64 x batch 1", "1 x batch 64"),
+    ("float64", "float32"),
+    ("float32", "bfloat16"),
+]
+xs = [p[0] for p in points.values()]
+span = [min(min(xs), limits.ridge) / 2, max(max(xs), limits.ridge) * 2]
+grid = [span[0] * (span[1] / span[0]) ** (i / 100) for i in range(101)]
+fig, ax = plt.subplots(figsize=(9, 5.5))
+ax.plot(grid, [limits.roof(i) / 1e9 for i in grid], color="black")
+for name, (intensity, rate) in points.items():
+    ax.plot(intensity, rate / 1e9, marker="o", color="tab:blue")
+    ax.annotate(
+        name,
+        (intensity, rate / 1e9),
+        fontsize=8,
+        fontfamily="monospace",
+        textcoords="offset points",
+        xytext=(4, 4),
+    )
+for before, after in moves:
+    if before in points and after in points:
+        (x0, y0), (x1, y1) = points[before], points[after]
+        ax.annotate(
+            "",
+            (x1, y1 / 1e9),
+            (x0, y0 / 1e9),
+            arrowprops={"arrowstyle": "->", "color": "tab:red"},
+        )
+ax.set(
+    xscale="log",
+    yscale="log",
+    xlabel=compperf.tr("arithmetic intensity (FLOP/byte, upper bound)"),
+    ylabel=compperf.tr("GFLOP/s"),
+    title=compperf.tr(
+        "moving points on the roofline of {device}", device=device
+    ),
+)
+fig.tight_layout()
+plt.show()
+
+# %%
+# Summary
+# -------
+# * Fusion removes trips through memory: the same FLOP on fewer bytes, a
+#   point further right under the slanted roof.
+# * Batching shares the weights and the fixed cost of a call among many
+#   samples: more FLOP per byte and per call.
+# * A smaller dtype moves the point right and raises the roof where the
+#   hardware has instructions for it; where it has none, it can cost time.
+# * Every move is a comparison: measure it in rounds and let the interval
+#   decide.
+#
+# Exercises
+# ---------
+# 1. What intensity does the fused chain reach, and how far can fusion move
+#    an element-wise chain of ``k`` operations?
+# 2. Would batching pay more or less for ``nn.Linear(4096, 4096)`` than for
+#    the 512-wide layer here, and why?
+# 3. Which roof should a bfloat16 point be compared with?
+#
+# Answers
+# -------
+# **1.** ``k`` operations on one float32 input and one output: ``k`` FLOP per
+# element over 8 bytes, ``k / 8`` FLOP per byte, against ``1 / 8`` per kernel
+# unfused. Fusion multiplies the intensity by ``k`` at most.
+
+print(
+    compperf.tr(
+        "four operations: {eager:.3f} FLOP/byte unfused, {fused:.3f} fused",
+        eager=4 * n / bytes_moved["eager"],
+        fused=4 * n / bytes_moved["torch.compile"],
+    )
+)
+
+# %%
+# **2.** More: its weights are 64 MiB, more than most caches hold, and
+# reading them once per sample instead of once per batch costs 64 times the
+# bytes from memory. On a GPU each call also launches kernels, and batching
+# removes 63 of every 64 launches.
+#
+# **3.** With a bfloat16 roof: its peak is measured with bfloat16 matrix
+# products (``compperf.ceilings(device, torch.bfloat16)``), and its bandwidth
+# is the same bytes per second. The float32 roof drawn above is the right
+# one only for float32 points.

@@ -1,0 +1,313 @@
+"""
+Memory, not only bandwidth
+==========================
+
+You read the same bytes in different orders, multiply by a transposed
+matrix, convolve in two memory layouts, and follow a chain of dependent
+loads, to see that how you touch memory matters as much as how much.
+
+To run this example yourself, install PyTorch, then ``pip install
+matplotlib numpy``, and compperf as :ref:`run-yourself` explains.
+"""
+
+# %%
+# The machine
+# -----------
+# The first line says which device and software produced every number below.
+# On a CPU this page uses one thread, as the other pages of this chapter do.
+
+import array
+import time
+
+import matplotlib.pyplot as plt
+import torch
+import torch.nn.functional as F
+
+import compperf
+
+BUDGET = 1.0  # seconds per comparison
+CHASE_SIZES = [2**k for k in range(10, 25, 2)]  # entries of the chain
+STEPS = 200_000  # dependent loads per chase
+ELEMENTS = None  # read by index_select; None: as many bytes as the last cache
+# sphinx_gallery_start_ignore
+# The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
+import os
+
+if os.environ.get("COMPPERF_FAST") == "1":
+    BUDGET = 0.3
+    CHASE_SIZES = [2**k for k in range(10, 19, 4)]
+    STEPS = 20_000
+    ELEMENTS = 2**18
+# sphinx_gallery_end_ignore
+
+device = compperf.try_gpu()
+if device.type == "cpu":
+    torch.set_num_threads(1)
+print(compperf.environment(device))
+caches = compperf.cache_sizes() if device.type == "cpu" else {}
+last_cache = max(caches.values()) if caches else 2**25
+
+# %%
+# One operation, three orders
+# ---------------------------
+# ``torch.index_select(x, 0, index)`` reads ``x`` in the order of ``index``.
+# With the index ``0, 1, 2, ...`` it reads memory in order; with a stride of
+# 16 elements (64 bytes, one cache line of most CPUs) every read lands on a
+# new line; with a random permutation no read is near the last. The same
+# kernel reads the same bytes each time, so only the order differs. ``x``
+# holds as many bytes as the last cache and the index twice as many, so that
+# most bytes come from memory.
+
+n = ELEMENTS or last_cache // 4
+x = torch.randn(n, device=device)
+out = torch.empty_like(x)
+order = torch.arange(n, device=device)
+indices = {
+    "in order": order,
+    "stride 16": order.view(-1, 16).t().reshape(-1),
+    "random": torch.randperm(n, device=device),
+}
+with compperf.i18n.parts():  # Names inside the sentences below.
+    labels = {
+        "in order": compperf.tr("in order"),
+        "stride 16": compperf.tr("stride 16"),
+        "random": compperf.tr("random"),
+    }
+reads = compperf.interleave(
+    {
+        name: (lambda i=i: torch.index_select(x, 0, i, out=out))
+        for name, i in indices.items()
+    },
+    device=device,
+    budget=BUDGET,
+)
+with compperf.i18n.parts():
+    header = [compperf.tr("order"), compperf.tr("ns per element")]
+per_element = {name: reads.measurements[name].median / n for name in indices}
+rows = [(labels[name], f"{t * 1e9:.2f}") for name, t in per_element.items()]
+print(compperf.i18n.table(header, rows))
+for name in ("stride 16", "random"):
+    verdict = reads.faster("in order", name)
+    ratio = reads.ratio(name, "in order")
+    if verdict.yes:
+        compperf.say(
+            "reading {order} costs more than in order here: {ratio}",
+            order=labels[name],
+            ratio=ratio,
+        )
+    elif verdict.no:
+        compperf.say(
+            "reading {order} costs no more than in order here: {ratio}",
+            order=labels[name],
+            ratio=ratio,
+        )
+    else:
+        compperf.say(
+            "unclear here: {order} against in order, {ratio}",
+            order=labels[name],
+            ratio=ratio,
+        )
+
+# %%
+# Layouts: a transposed operand and ``channels_last``
+# ---------------------------------------------------
+# ``b.t()`` is a view: the same memory read with swapped strides. ``b_t``
+# below holds the values of ``b`` stored transposed, so ``a @ b_t`` reads its
+# second operand across rows instead of down them. A matrix library can often
+# multiply such an operand without a copy, so whether it costs is a question
+# for the measurement. A convolution can take its input as NCHW
+# (each channel a plane) or ``channels_last`` (NHWC, the channels of one
+# pixel side by side); which is faster depends on the kernels the library
+# has for the device.
+
+size = 256
+a, b = (
+    torch.randn(size, size, device=device),
+    torch.randn(size, size, device=device),
+)
+b_t = b.t().contiguous().t()  # The same values as b, stored transposed.
+image = torch.randn(8, 32, 32, 32, device=device)
+weight = torch.randn(32, 32, 3, 3, device=device)
+layouts = compperf.interleave(
+    {
+        "a @ b": lambda: a @ b,
+        "a @ b_t": lambda: a @ b_t,
+        "conv NCHW": lambda: F.conv2d(image, weight, padding=1),
+        "conv channels_last": lambda: F.conv2d(
+            image.to(memory_format=torch.channels_last), weight, padding=1
+        ),
+    },
+    device=device,
+    budget=BUDGET,
+)
+for candidate, baseline in (
+    ("a @ b_t", "a @ b"),
+    ("conv channels_last", "conv NCHW"),
+):
+    ratio = layouts.ratio(candidate, baseline)
+    faster = layouts.faster(candidate, baseline)
+    slower = layouts.faster(baseline, candidate)
+    if faster.yes:
+        compperf.say(
+            "{candidate} is faster than {baseline} here: {ratio}",
+            candidate=candidate,
+            baseline=baseline,
+            ratio=ratio,
+        )
+    elif slower.yes:
+        compperf.say(
+            "{candidate} is slower than {baseline} here: {ratio}",
+            candidate=candidate,
+            baseline=baseline,
+            ratio=ratio,
+        )
+    elif faster.no and slower.no:
+        compperf.say(
+            "{candidate} and {baseline} are within 5 % of each other here: {ratio}",
+            candidate=candidate,
+            baseline=baseline,
+            ratio=ratio,
+        )
+    else:
+        compperf.say(
+            "unclear here: {candidate} against {baseline}, {ratio}",
+            candidate=candidate,
+            baseline=baseline,
+            ratio=ratio,
+        )
+
+# %%
+# A chain of dependent loads
+# --------------------------
+# A stream lets the processor fetch many bytes at once, because it knows
+# the next address before the last load arrives. A chain ``i = next[i]``
+# does not: each load must wait for the one before, so its time per step is
+# the latency of wherever the chain lives (a cache, or memory). The chain is
+# a random cycle built with ``torch.randperm``. It is followed in plain
+# Python over an ``array`` of its values, because a tensor operation per
+# step would cost microseconds of overhead (page 1) and hide the latency;
+# each step also pays Python's own few tens of nanoseconds.
+
+
+def chase(table, steps):
+    """Follow ``table`` from 0 for ``steps`` loads; return seconds per load."""
+    i = 0
+    start = time.perf_counter()
+    for _ in range(steps):
+        i = table[i]
+    return (time.perf_counter() - start) / steps
+
+
+def chain_table(entries):
+    """``next`` of one random cycle through all entries, as an array."""
+    cycle = torch.randperm(entries)
+    following = torch.empty_like(cycle)
+    following[cycle] = cycle.roll(-1)
+    return array.array("q", following.numpy().tobytes())
+
+
+latency, tables = [], {}
+for entries in CHASE_SIZES:
+    table = chain_table(entries)
+    latency.append(min(chase(table, STEPS) for _ in range(3)))
+    if entries in (CHASE_SIZES[0], CHASE_SIZES[-1]):
+        tables[entries] = table
+    del table
+print(compperf.tr("entries   bytes      ns per dependent load"))
+for entries, seconds in zip(CHASE_SIZES, latency, strict=True):
+    print(f"{entries:>9} {entries * 8:>10}  {seconds * 1e9:8.1f}")
+first, last = CHASE_SIZES[0], CHASE_SIZES[-1]
+chains = compperf.interleave(
+    {str(e): (lambda t=t: chase(t, STEPS // 10)) for e, t in tables.items()},
+    device="cpu",
+    budget=BUDGET,
+)
+verdict = chains.faster(str(first), str(last), margin=1.5)
+ratio = chains.ratio(str(last), str(first))
+if verdict.yes:
+    compperf.say(
+        "a dependent load costs more in the largest chain than in the smallest: "
+        "{ratio}",
+        ratio=ratio,
+    )
+elif verdict.no:
+    compperf.say(
+        "a dependent load costs less than 1.5x more in the largest chain here: "
+        "{ratio}",
+        ratio=ratio,
+    )
+else:
+    compperf.say(
+        "unclear here how much the largest chain costs per load ({ratio})",
+        ratio=ratio,
+    )
+
+# %%
+# The picture
+# -----------
+# Left: time per element of the three read orders. Right: time per
+# dependent load against the bytes of the chain, with the caches that Linux
+# names as dotted lines; a step up where the chain stops fitting a cache is
+# that cache's latency giving way to the next one's.
+
+fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+left.bar(
+    [labels[name] for name in indices],
+    [t * 1e9 for t in per_element.values()],
+    color=["tab:green", "tab:orange", "tab:red"],
+)
+left.set(
+    ylabel=compperf.tr("ns per element"),
+    title=compperf.tr("index_select of {mib:.0f} MiB", mib=n * 4 / 2**20),
+)
+right.plot(
+    [e * 8 for e in CHASE_SIZES], [s * 1e9 for s in latency], marker="o"
+)
+for level, size in caches.items():
+    right.axvline(size, color="gray", linestyle=":")
+    right.annotate(
+        f"L{level}",  # Cache levels are names, drawn as they are.
+        (size, 0.95),
+        xycoords=("data", "axes fraction"),
+        fontfamily="monospace",
+    )
+right.set(
+    xscale="log",
+    xlabel=compperf.tr("bytes of the chain"),
+    ylabel=compperf.tr("ns per dependent load"),
+    title=compperf.tr("latency: i = next[i]"),
+)
+fig.tight_layout()
+plt.show()
+
+# %%
+# Summary
+# -------
+# * The same bytes cost different times in different orders: memory is
+#   fetched in cache lines, and a read in order uses all of each line.
+# * A transposed view or another memory layout changes the order in which a
+#   kernel reads; the library may or may not have a fast kernel for it.
+# * A chain of dependent loads runs at the latency of where it lives, not at
+#   the bandwidth: the processor cannot fetch ahead.
+#
+# Exercises
+# ---------
+# 1. How many bytes does a read with a stride of 16 float32 values use of
+#    each 64-byte cache line it fetches?
+# 2. Why does ``channels_last`` matter more on a GPU with tensor cores?
+# 3. Where would you expect the chain's steps on this machine, given its
+#    cache sizes?
+#
+# Answers
+# -------
+# **1.** Four of the 64 bytes: one float32 value per line. The other 60
+# bytes come along and are thrown out before the read returns to that line,
+# unless the line is still in a cache by then.
+#
+# **2.** Convolution kernels for tensor cores read the channels of a pixel
+# together; with NCHW input the library first converts it, which costs a
+# pass over memory.
+#
+# **3.** At the size of each cache level, printed here from Linux's account.
+
+print(compperf.tr("caches (bytes by level): {caches}", caches=caches or "-"))

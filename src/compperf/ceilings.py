@@ -1,0 +1,331 @@
+"""A device's measured ceilings (peak FLOP/s, memory bandwidth, per-call overhead) and the roofline."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import torch
+
+from compperf.devices import as_device
+from compperf.i18n import Text, paragraph, parts, tr, tr_plural
+from compperf.measure import Measurement, measure
+from compperf.verdicts import _CONFIDENCE, Verdict, _median_interval, conclude
+
+__all__ = ["Ceiling", "Ceilings", "RoofShare", "cache_sizes", "ceilings"]
+
+_CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
+# The bandwidth sweep's largest working set is at least this many times the last-level cache,
+# so that the stream comes from memory, not from a cache.
+_LLC_FACTOR = 4
+# Used when the system names no cache size (bytes): a larger cache than most CPUs have.
+_FALLBACK_LLC = 64 * 2**20
+_MATMUL_SIZES = (256, 512, 1024)
+_OVERHEAD_ELEMENTS = 1
+# The text form wraps here, as compperf.environment's does.
+_TEXT_WIDTH = 76
+_cache: dict[tuple[str, str, int], Ceilings] = {}
+_measure = measure  # the tests replace it with fake timings
+
+
+@dataclasses.dataclass(frozen=True)
+class Ceiling:
+    """One measured limit and the interval of its median.
+
+    Attributes
+    ----------
+    value : float
+        FLOP/s for ``"matmul"``, bytes/s for ``"copy"``, seconds per call for ``"overhead"``.
+    low, high : float
+        The sign test's 95 % interval of that median (same unit).
+    detail : str
+        What was run for it, e.g. ``"1024x1024 @ 1024x1024"``.
+    measurement : Measurement
+        The timing it comes from (median, IQR per call, :class:`~compperf.Disturbance`).
+    """
+
+    value: float
+    low: float
+    high: float
+    detail: str
+    measurement: Measurement
+
+
+def _rate(measurement: Measurement, work: float, detail: str) -> Ceiling:
+    """``work`` per second (FLOP/s or bytes/s) with the interval of its median."""
+    low_t, high_t, _ = _median_interval(measurement.times, _CONFIDENCE)
+    return Ceiling(work / measurement.median, work / high_t, work / low_t, detail, measurement)
+
+
+@dataclasses.dataclass(frozen=True)
+class RoofShare:
+    """What share of its roof one measured operation reaches.
+
+    Attributes
+    ----------
+    intensity : float
+        FLOP per byte moved (the bytes are a lower bound: what the operation must read and write).
+    roof : float
+        FLOP/s the roofline allows at that intensity: ``min(peak, intensity * bandwidth)``.
+    achieved, low, high : float
+        FLOP/s reached: at the median time per call, and the interval of that median.
+    bound : str
+        ``"memory"`` when ``intensity`` is below the ridge point, ``"compute"`` otherwise.
+    """
+
+    intensity: float
+    roof: float
+    achieved: float
+    low: float
+    high: float
+    bound: str
+
+    @property
+    def share(self) -> float:
+        """``achieved / roof`` (dimensionless, 1 is on the roof)."""
+        return self.achieved / self.roof
+
+    @property
+    def share_low(self) -> float:
+        """The low end of the share's interval (the measurement's interval over the roof)."""
+        return self.low / self.roof
+
+    @property
+    def share_high(self) -> float:
+        return self.high / self.roof
+
+
+@dataclasses.dataclass(frozen=True)
+class Ceilings:
+    """The measured ceilings of one device, dtype and thread count.
+
+    Attributes
+    ----------
+    device, dtype : str
+        Where and in which dtype they were measured, e.g. ``"cpu"``, ``"torch.float32"``.
+    num_threads : int
+        CPU threads torch used.
+    peak : Ceiling
+        Best sustained matrix-product FLOP/s over the sizes tried.
+    bandwidth : Ceiling
+        Copy bandwidth in bytes/s (bytes read plus bytes written) with a working set of
+        ``working_set`` bytes.
+    overhead : Ceiling
+        Seconds per call of an element-wise operation on one element.
+    working_set : int
+        Bytes the copy touches (source and destination).
+    last_level_cache : int or None
+        Bytes of the largest cache the system names; ``None`` where it names none.
+    """
+
+    device: str
+    dtype: str
+    num_threads: int
+    peak: Ceiling
+    bandwidth: Ceiling
+    overhead: Ceiling
+    working_set: int
+    last_level_cache: int | None
+
+    @property
+    def ridge(self) -> float:
+        """FLOP per byte where the roofline bends: ``peak / bandwidth``."""
+        return self.peak.value / self.bandwidth.value
+
+    @property
+    def ridge_interval(self) -> tuple[float, float]:
+        """(low, high) of the ridge point, from the intervals of peak and bandwidth."""
+        return self.peak.low / self.bandwidth.high, self.peak.high / self.bandwidth.low
+
+    @property
+    def disturbed(self) -> bool:
+        """True when the machine was disturbed while the peak or the bandwidth was measured."""
+        return self.peak.measurement.disturbed or self.bandwidth.measurement.disturbed
+
+    def memory_bound(self, intensity: float, subject: str) -> Verdict:
+        """Is an operation of ``intensity`` FLOP/byte memory-bound here? Yes, no or unclear.
+
+        "yes" when ``intensity`` lies below the whole :attr:`ridge_interval`, "no" when it
+        lies at or above it, "unclear" inside it (a verdict of claim ``"memory-bound"``).
+        """
+        low, high = self.ridge_interval
+        return conclude("memory-bound", subject, intensity / high, intensity / low, below=1.0,
+                        disturbed=self.disturbed, value=intensity)  # fmt: skip
+
+    def roof(self, intensity: float) -> float:
+        """FLOP/s the roofline allows at ``intensity`` FLOP per byte."""
+        if intensity <= 0:
+            raise ValueError(f"intensity must be > 0 FLOP/byte, got {intensity}")
+        return min(self.peak.value, intensity * self.bandwidth.value)
+
+    def share(self, measurement: Measurement, flops: float, bytes_moved: float) -> RoofShare:
+        """Place a measured operation under its roof.
+
+        Parameters
+        ----------
+        measurement : Measurement
+            Seconds per call of the operation (e.g. from :func:`compperf.measure`).
+        flops : float
+            FLOP per call (e.g. from ``torch.utils.flop_counter.FlopCounterMode``).
+        bytes_moved : float
+            Bytes per call the operation must read and write at least.
+
+        Raises
+        ------
+        ValueError
+            If ``flops`` or ``bytes_moved`` is not positive.
+        """
+        if flops <= 0 or bytes_moved <= 0:
+            raise ValueError(f"need flops > 0 and bytes_moved > 0, got {flops}, {bytes_moved}")
+        intensity = flops / bytes_moved
+        rate = _rate(measurement, flops, measurement.description)
+        bound = "memory" if intensity < self.ridge else "compute"
+        return RoofShare(intensity, self.roof(intensity), rate.value, rate.low, rate.high, bound)
+
+    def __str__(self) -> Text:
+        with parts():
+            threads = tr_plural("{n} thread", "{n} threads", self.num_threads)
+            text = tr(
+                "Ceilings of {device} ({dtype}, {threads}): peak {peak:.1f} GFLOP/s "
+                "({peak_detail}), bandwidth {bandwidth:.1f} GB/s (copy of {working_set:.0f} MiB), "
+                "overhead {overhead:.1f} µs per call; ridge point {ridge:.1f} FLOP/byte",
+                device=self.device,
+                dtype=self.dtype,
+                threads=threads,
+                peak=self.peak.value / 1e9,
+                peak_detail=self.peak.detail,
+                bandwidth=self.bandwidth.value / 1e9,
+                working_set=self.working_set / 2**20,
+                overhead=self.overhead.value * 1e6,
+                ridge=self.ridge,
+            )
+        return paragraph(text, _TEXT_WIDTH)
+
+
+def cache_sizes(cache_dir: Path = _CACHE_DIR) -> dict[int, int]:
+    """Bytes of each data or unified cache level of CPU 0, as Linux names them.
+
+    Returns
+    -------
+    dict of int to int
+        Level (1, 2, 3, ...) to bytes; empty where ``/sys`` names no cache.
+
+    Notes
+    -----
+    Source: ``/sys/devices/system/cpu/cpu0/cache/index*/{level,type,size}`` (sysfs, Linux);
+    instruction caches are left out.
+    """
+    sizes: dict[int, int] = {}
+    for index in sorted(cache_dir.glob("index*")):
+        try:
+            kind = (index / "type").read_text().strip()
+            level = int((index / "level").read_text())
+            text = (index / "size").read_text().strip().upper()
+        except (OSError, ValueError):
+            continue
+        if kind == "Instruction" or not text:
+            continue
+        scale = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1], 1)
+        sizes[level] = int(text.rstrip("KMG")) * scale
+    return sizes
+
+
+def _last_level_cache(device: torch.device) -> int | None:
+    if device.type == "cuda":
+        return int(torch.cuda.get_device_properties(device).L2_cache_size) or None
+    sizes = cache_sizes()
+    return sizes[max(sizes)] if sizes else None
+
+
+def ceilings(
+    device: str | torch.device | None = None,
+    dtype: torch.dtype = torch.float32,
+    *,
+    num_threads: int | None = None,
+    sizes: tuple[int, ...] = _MATMUL_SIZES,
+    min_run_time: float = 0.1,
+    max_run_time: float = 1.0,
+    refresh: bool = False,
+) -> Ceilings:
+    """Measure (once per process) the peak FLOP/s, bandwidth and per-call overhead of a device.
+
+    Parameters
+    ----------
+    device : str, torch.device or None
+        ``None`` means :func:`compperf.try_gpu`.
+    dtype : torch.dtype, default torch.float32
+        The dtype of the matrix products and the copy.
+    num_threads : int, optional
+        CPU threads; defaults to ``torch.get_num_threads()``.
+    sizes : tuple of int
+        Square matrix sizes ``n`` tried for the peak (``2 * n**3`` FLOP per product).
+    min_run_time : float, default 0.1
+        Seconds of timed calls per measurement (see :func:`compperf.measure`).
+    max_run_time : float, default 1.0
+        Seconds after which a measurement stops even if still noisy.
+    refresh : bool, default False
+        Measure again even if this (device, dtype, threads) was measured before.
+
+    Returns
+    -------
+    Ceilings
+        Cached per (device, dtype, threads): later calls return the same object.
+
+    Raises
+    ------
+    ValueError
+        If the device is not available, ``sizes`` is empty or holds a size below 1.
+
+    Notes
+    -----
+    Every number is the median of :func:`compperf.measure` (``torch.utils.benchmark``'s
+    blocked runs) with the sign test's 95 % interval of the median over its blocks.
+    Peak: the best median over ``sizes`` ("maximum achievable matmul FLOPS", as Stas
+    Bekman's *Machine Learning Engineering* measures accelerators). Bandwidth: ``copy_``
+    between two tensors that together hold at least 4x the last-level cache (sysfs on the
+    CPU, ``L2_cache_size`` of the CUDA device properties), counted as bytes read plus bytes
+    written (a lower bound: write-allocate traffic is not counted), as STREAM's "Copy"
+    (McCalpin). Overhead: ``torch.add`` of one-element tensors into a preallocated output.
+    """
+    target = as_device(device)
+    if not sizes or min(sizes) < 1:
+        raise ValueError(f"sizes must be a non-empty tuple of sizes >= 1, got {sizes}")
+    threads = torch.get_num_threads() if num_threads is None else num_threads
+    key = (str(target), str(dtype), threads)
+    if not refresh and key in _cache:
+        return _cache[key]
+    timing = {"device": target, "min_run_time": min_run_time, "max_run_time": max_run_time,
+              "num_threads": threads}  # fmt: skip
+
+    best = None
+    for n in sizes:
+        a = torch.randn(n, n, device=target, dtype=dtype)
+        b = torch.randn(n, n, device=target, dtype=dtype)
+        detail = f"{n}x{n} @ {n}x{n}"
+        timed = _measure(torch.mm, a, b, description=detail, **timing)
+        found = _rate(timed, 2.0 * n**3, detail)
+        if best is None or found.value > best.value:
+            best = found
+    assert best is not None
+    del a, b
+
+    llc = _last_level_cache(target)
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    elements = _LLC_FACTOR * (llc or _FALLBACK_LLC) // (2 * itemsize)
+    source = torch.ones(elements, device=target, dtype=dtype)
+    destination = torch.empty_like(source)
+    detail = f"copy_ {elements * itemsize / 2**20:.0f} MiB"
+    timed = _measure(destination.copy_, source, description=detail, **timing)
+    bandwidth = _rate(timed, 2.0 * elements * itemsize, detail)
+    del source, destination
+
+    one = torch.ones(_OVERHEAD_ELEMENTS, device=target, dtype=dtype)
+    out = torch.empty_like(one)
+    timed = _measure(torch.add, one, one, out=out, description="torch.add, 1 element", **timing)
+    low, high, _ = _median_interval(timed.times, _CONFIDENCE)
+    overhead = Ceiling(timed.median, low, high, "torch.add, 1 element", timed)
+
+    found = Ceilings(str(target), str(dtype), threads, best, bandwidth, overhead,
+                     2 * elements * itemsize, llc)  # fmt: skip
+    _cache[key] = found
+    return found

@@ -1,0 +1,300 @@
+"""The chapter "The machine's limits": what each page claims holds when it runs.
+
+Every example runs alone through the shared harness (a fresh process, the tests' fast
+settings); a probe hands back the numbers and verdicts the page printed its sentences from,
+and the records of its messages, which must read in every language.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import unicodedata
+from functools import cache
+from pathlib import Path
+
+import pytest
+from harness import examples, run_alone
+
+from compperf import i18n
+
+CHAPTER = "limits"
+TRANSLATED = ("zh_CN", "ru")
+
+PROBES = {
+    "plot_1_three_regimes.py": """{
+        "device": str(device),
+        "chain_sizes": CHAIN_SIZES, "matmul_sizes": MATMUL_SIZES,
+        "chain_times": chain_times, "matmul_times": matmul_times,
+        "chain": chain_boundary.record(), "matmul": matmul_boundary.record(),
+        "t0": t0, "c": c,
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_2_ceilings.py": """{
+        "device": str(device),
+        "rates": {f"{d}|{t}|{n}": r for (d, t, n), r in rates.items()},
+        "best": rates[best], "sizes": SIZES, "threads": threads,
+        "per_core": per_core,
+        "capability": __import__("torch").backends.cpu.get_cpu_capability(),
+        "caches": caches, "working_sets": WORKING_SETS,
+        "cache_faster": cache_faster.record(),
+        "ridge": limits.ridge, "ridge_interval": list(limits.ridge_interval),
+        "peak": [limits.peak.low, limits.peak.value, limits.peak.high],
+        "llc": limits.last_level_cache, "working_set": limits.working_set,
+        "half": half.record() if per_core is not None else None,
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_3_roofline.py": """{
+        "device": str(device),
+        "names": [op["name"] for op in operations],
+        "flops": [op["flops"] for op in operations],
+        "counted": [op["counted"] for op in operations],
+        "bytes": [op["bytes"] for op in operations],
+        "N": N, "matmul_sizes": MATMUL_SIZES,
+        "peak": limits.peak.value, "bandwidth": limits.bandwidth.value,
+        "ridge_interval": list(limits.ridge_interval),
+        "shares": [[s.intensity, s.roof, s.achieved, s.low, s.high, s.bound]
+                   for _, _, s, _, _ in results],
+        "bounds": [b.outcome for *_, b, _ in results],
+        "halves": [[h.outcome, h.low, h.high] for *_, h in results],
+        "memory_bound": memory_bound, "compute_bound": compute_bound,
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_4_moving_a_point.py": """{
+        "device": str(device),
+        "n": n, "variants": list(variants), "bytes_moved": bytes_moved,
+        "points": points,
+        "fusion": fusion.faster("torch.compile", "eager").record()
+                  if "torch.compile" in variants else None,
+        "batching": batching.faster("1 x batch 64", "64 x batch 1").record(),
+        "dtypes": [precision.faster(a, b).record()
+                   for a, b in (("float32", "float64"), ("bfloat16", "float32"))],
+        "peak": limits.peak.value, "bandwidth": limits.bandwidth.value,
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_5_access_patterns.py": """{
+        "device": str(device),
+        "n": n, "orders": list(indices),
+        "index_ok": [sorted(i.tolist()) == list(range(n)) for i in indices.values()],
+        "stride_head": indices["stride 16"][:3].tolist(),
+        "reads": {name: reads.faster("in order", name).record()
+                  for name in ("stride 16", "random")},
+        "same_values": bool((b_t == b).all()), "b_t_stride": list(b_t.stride()),
+        "chase_sizes": CHASE_SIZES, "latency": latency,
+        "cycle": [(j := 0) == 0 and [(j := t[j]) for _ in t].index(0) == len(t) - 1
+                  for t in tables.values()],
+        "chains": chains.faster(str(first), str(last), margin=1.5).record(),
+        "figures": len(plt.get_fignums()),
+    }""",
+}
+
+_START_RECORDING = "import compperf.i18n\ncompperf.i18n.start_recording()\n"
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# Thousands separators differ by language (1,024 and 1 024): drop them before comparing.
+_GROUPING = re.compile(r"(?<=\d)[,\u00a0\u202f ](?=\d{3}(?!\d))")
+
+
+def _numbers(text: str) -> list[str]:
+    return sorted(_NUMBER.findall(_GROUPING.sub("", text)))
+
+
+@cache
+def _recorded(name: str):
+    """Each example run alone once per test session, with its probe and its messages."""
+    startup = Path(tempfile.mkdtemp(prefix="compperf-recording-"))
+    (startup / "sitecustomize.py").write_text(_START_RECORDING, encoding="utf-8")
+    probe = f'{{"page": {PROBES[name]}, "records": compperf.i18n.stop_recording()}}'
+    run = run_alone(name, probe=probe, PYTHONPATH=str(startup)).check()
+    shutil.rmtree(startup)
+    records = run.probe["records"]
+    run.probe = run.probe["page"]
+    return run, records
+
+
+def ran(name: str):
+    return _recorded(name)[0]
+
+
+def prose(out: str) -> str:
+    return " ".join(out.split())
+
+
+def test_the_chapter_has_its_examples_and_every_one_a_probe():
+    assert sorted(PROBES) == [path.name for path in examples(CHAPTER)]
+
+
+def test_three_regimes_boundaries_follow_the_verdicts():
+    run = ran("plot_1_three_regimes.py")
+    p = run.probe
+    assert len(p["chain_times"]) == len(p["chain_sizes"])
+    assert all(t > 0 for t in p["chain_times"] + p["matmul_times"])
+    text = prose(run.stdout)
+    for key in ("chain", "matmul"):
+        found = p[key]
+        assert found["claim"] == "crossover"
+        sizes = p[f"{key}_sizes"][1:]
+        if found["outcome"] == "yes":
+            assert found["low"] < found["high"]
+            assert found["low"] in sizes
+            assert found["value"] == found["high"]
+            assert "the time follows the work from a size between" in text
+        elif found["outcome"] == "unclear":
+            assert "unclear here: near the boundary" in text
+        else:
+            assert "no boundary inside the sizes measured" in text
+    # The fit of exercise 1: t0 is the smallest size's time, c the slope to the largest.
+    slope = (p["chain_times"][-1] - p["chain_times"][0]) / (
+        p["chain_sizes"][-1] - p["chain_sizes"][0]
+    )
+    assert p["t0"] == p["chain_times"][0]
+    assert p["c"] == pytest.approx(slope)
+    assert p["figures"] == 1
+
+
+def test_ceilings_page_sweeps_and_derives_what_it_prints():
+    run = ran("plot_2_ceilings.py")
+    p = run.probe
+    assert p["best"] == max(p["rates"].values())
+    assert len(p["rates"]) == 3 * len(set(map(str, p["threads"]))) * len(p["sizes"])
+    lanes = {"AVX512": 16, "AVX2": 8, "NO AVX": 4, "DEFAULT": 4}
+    if p["device"] == "cpu" and p["per_core"] is not None:
+        assert p["capability"] in lanes
+        assert p["per_core"] / (lanes[p["capability"]] * 2 * 2) > 1e8  # a clock in Hz
+        assert p["half"]["claim"] == "below half of the theoretical peak"
+    if p["caches"]:
+        llc = max(int(v) for v in p["caches"].values())
+        assert p["working_sets"][-1] == 4 * llc
+        assert p["llc"] == llc
+        assert p["working_set"] >= 4 * llc - 16
+    low, high = p["ridge_interval"]
+    assert low <= p["ridge"] <= high
+    assert p["peak"][0] <= p["peak"][1] <= p["peak"][2]
+    sentence = {
+        "yes": "the caches are faster",
+        "no": "no faster here",
+        "unclear": "unclear here whether the caches are faster",
+    }[p["cache_faster"]["outcome"]]
+    assert sentence in prose(run.stdout)
+    assert p["figures"] == 1
+
+
+def test_roofline_counts_places_and_decides_each_operation():
+    run = ran("plot_3_roofline.py")
+    p = run.probe
+    assert len(p["names"]) >= 12
+    by_name = dict(zip(p["names"], zip(p["flops"], p["counted"], p["bytes"], strict=True),
+                       strict=True))  # fmt: skip
+    n = p["N"]
+    assert by_name["x + y"] == (n, 0, 3 * 4 * n)  # FlopCounterMode counts no additions
+    assert by_name["x.sum()"][1] == 0
+    for size in p["matmul_sizes"]:
+        assert by_name[f"matmul {size}"] == (2 * size**3, 2 * size**3, 3 * 4 * size**2)
+    assert by_name["MLP 512-256"][0] == 2 * 512 * 512 * 256
+    low, high = p["ridge_interval"]
+    for (intensity, roof, achieved, a_low, a_high, bound), outcome, half in zip(
+        p["shares"], p["bounds"], p["halves"], strict=True
+    ):
+        assert roof == pytest.approx(min(p["peak"], intensity * p["bandwidth"]))
+        assert a_low <= achieved <= a_high
+        expected = "yes" if intensity < low else "no" if intensity >= high else "unclear"
+        assert outcome == expected
+        assert bound == ("memory" if intensity < p["peak"] / p["bandwidth"] else "compute")
+        assert half[1] == pytest.approx(a_low / roof)
+        assert half[0] == ("yes" if half[2] < 0.5 else "no" if half[1] >= 0.5 else "unclear")
+    assert p["memory_bound"] == p["bounds"].count("yes")
+    assert p["compute_bound"] == p["bounds"].count("no")
+    assert f"{p['memory_bound']} of {len(p['names'])} operations are memory-bound" in prose(
+        run.stdout
+    )
+    assert p["figures"] == 1
+
+
+def test_moving_points_prints_what_each_comparison_decided():
+    run = ran("plot_4_moving_a_point.py")
+    p = run.probe
+    n = p["n"]
+    assert p["bytes_moved"] == {"eager": 32 * n, "torch.compile": 8 * n}
+    text = prose(run.stdout)
+    if shutil.which("g++") or shutil.which("clang++"):
+        assert "torch.compile" in p["variants"]
+    if p["fusion"] is None:
+        assert "torch.compile failed here" in text
+    else:
+        fused, eager = p["points"]["torch.compile"][0], p["points"]["eager"][0]
+        assert fused == pytest.approx(4 * eager)  # the same FLOP on a quarter of the bytes
+        sentence = {
+            "yes": "fusion pays here",
+            "no": "fusion does not pay here",
+            "unclear": "unclear here whether fusion pays",
+        }[p["fusion"]["outcome"]]
+        assert sentence in text
+    sentence = {
+        "yes": "batching pays here",
+        "no": "batching does not pay here",
+        "unclear": "unclear here whether batching pays",
+    }[p["batching"]["outcome"]]
+    assert sentence in text
+    for verdict in p["dtypes"]:
+        smaller, larger = verdict["subject"].split(" vs ")
+        sentence = {
+            "yes": f"{smaller} is faster than {larger} here",
+            "no": f"{smaller} is not faster than {larger} here",
+            "unclear": f"unclear here whether {smaller} is faster than {larger}",
+        }[verdict["outcome"]]
+        assert sentence in text
+    # Intensity of the dtype points: the same FLOP on 8, 4 and 2 bytes per value.
+    points = p["points"]
+    assert points["float32"][0] == pytest.approx(2 * points["float64"][0])
+    assert points["bfloat16"][0] == pytest.approx(2 * points["float32"][0])
+    assert p["figures"] == 1
+
+
+def test_access_patterns_read_the_same_bytes_and_say_what_was_decided():
+    run = ran("plot_5_access_patterns.py")
+    p = run.probe
+    assert p["orders"] == ["in order", "stride 16", "random"]
+    assert all(p["index_ok"])  # every order reads every element once
+    assert p["stride_head"] == [0, 16, 32]
+    assert p["same_values"]
+    assert p["b_t_stride"] == [1, 256]  # stored transposed
+    assert all(p["cycle"])  # each chain is one cycle through all its entries
+    assert len(p["latency"]) == len(p["chase_sizes"])
+    text = prose(run.stdout)
+    for order, verdict in p["reads"].items():
+        sentence = {
+            "yes": f"reading {order} costs more than in order here",
+            "no": f"reading {order} costs no more than in order here",
+            "unclear": f"unclear here: {order} against in order",
+        }[verdict["outcome"]]
+        assert sentence in text
+    sentence = {
+        "yes": "a dependent load costs more in the largest chain than in the smallest",
+        "no": "a dependent load costs less than 1.5x more in the largest chain here",
+        "unclear": "unclear here how much the largest chain costs per load",
+    }[p["chains"]["outcome"]]
+    assert sentence in text
+    assert p["figures"] == 1
+
+
+_SCRIPT = {"zh_CN": "CJK", "ru": "CYRILLIC"}
+
+
+def _in_script(text: str, code: str) -> bool:
+    return any(_SCRIPT[code] in unicodedata.name(char, "") for char in text)
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+@pytest.mark.parametrize("name", sorted(PROBES))
+def test_every_message_reads_in_the_language_with_the_same_numbers(name: str, code: str):
+    _, records = _recorded(name)
+    assert records, f"{name} printed no message through compperf.tr or compperf.say"
+    for record in records:
+        english = i18n.render(record, "en")
+        translated = i18n.render(record, code, strict=True)
+        if record.get("wrap"):
+            assert _in_script(translated, code), f"{code} paragraph not translated: {english}"
+        assert _numbers(translated) == _numbers(english), (
+            f"{name}: the {code} text has other numbers than the English one:\n"
+            f"{english}\n{translated}"
+        )

@@ -1,0 +1,134 @@
+"""compperf.ceilings with fake timings: what it computes from the seconds it is given."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+import torch
+
+import compperf
+
+ceilings_module = sys.modules["compperf.ceilings"]
+
+PEAK = 100e9  # FLOP/s of the fake machine
+BANDWIDTH = 10e9  # bytes/s
+OVERHEAD = 2e-6  # seconds per call
+
+
+@pytest.fixture
+def fake_machine(monkeypatch):
+    """Timings of a machine with the constants above; 1 MiB of last-level cache."""
+    calls = []
+
+    def fake_measure(fn, *args, description, device, num_threads, **timing):
+        calls.append((description, num_threads, timing))
+        if "@" in description:  # a matrix product: n x n @ n x n
+            n = args[0].shape[0]
+            seconds = 2 * n**3 / (PEAK * (n / 1024))  # small products reach less of the peak
+        elif description.startswith("copy_"):
+            seconds = 2 * args[0].numel() * args[0].element_size() / BANDWIDTH
+        else:
+            seconds = OVERHEAD
+        times = [seconds * factor for factor in (0.98, 0.99, 1.0, 1.0, 1.01, 1.02, 1.0)]
+        return compperf.Measurement.from_times(
+            times, description=description, device=device, num_threads=num_threads
+        )
+
+    monkeypatch.setattr(ceilings_module, "_measure", fake_measure)
+    monkeypatch.setattr(ceilings_module, "cache_sizes", lambda: {1: 32 * 2**10, 3: 2**20})
+    monkeypatch.setattr(ceilings_module, "_cache", {})
+    return calls
+
+
+def test_ceilings_come_from_the_timings(fake_machine):
+    found = compperf.ceilings("cpu", sizes=(256, 1024), num_threads=1)
+    assert found.peak.value == pytest.approx(PEAK)
+    assert found.peak.detail == "1024x1024 @ 1024x1024"  # the best size wins
+    assert found.bandwidth.value == pytest.approx(BANDWIDTH)
+    assert found.overhead.value == pytest.approx(OVERHEAD)
+    assert found.peak.low <= found.peak.value <= found.peak.high
+    assert found.bandwidth.low < found.bandwidth.value < found.bandwidth.high
+    assert found.ridge == pytest.approx(PEAK / BANDWIDTH)
+    low, high = found.ridge_interval
+    assert low < found.ridge < high
+
+
+def test_the_copy_holds_four_times_the_last_level_cache(fake_machine):
+    found = compperf.ceilings("cpu", sizes=(64,))
+    assert found.last_level_cache == 2**20
+    assert found.working_set == 4 * 2**20
+
+
+def test_ceilings_are_measured_once_per_device_dtype_and_threads(fake_machine):
+    first = compperf.ceilings("cpu", sizes=(64,), num_threads=1)
+    assert compperf.ceilings("cpu", sizes=(64,), num_threads=1) is first
+    count = len(fake_machine)
+    other = compperf.ceilings("cpu", torch.float64, sizes=(64,), num_threads=1)
+    assert other is not first
+    assert other.dtype == "torch.float64"
+    assert len(fake_machine) == 2 * count
+    compperf.ceilings("cpu", sizes=(64,), num_threads=1, refresh=True)
+    assert len(fake_machine) == 3 * count
+    assert {threads for _, threads, _ in fake_machine} == {1}
+
+
+def test_roofline_and_share(fake_machine):
+    found = compperf.ceilings("cpu", sizes=(1024,))
+    assert found.roof(1.0) == pytest.approx(BANDWIDTH)  # under the slope
+    assert found.roof(1e3) == pytest.approx(PEAK)  # under the flat roof
+    measured = compperf.Measurement.from_times([1e-3] * 5, description="op", device="cpu")
+    share = found.share(measured, flops=2e6, bytes_moved=1e6)  # 2 FLOP/byte, 2 GFLOP/s
+    assert share.intensity == pytest.approx(2.0)
+    assert share.bound == "memory"
+    assert share.roof == pytest.approx(2 * BANDWIDTH)
+    assert share.share == pytest.approx(2e9 / (2 * BANDWIDTH))
+    assert share.share_low <= share.share <= share.share_high
+
+
+def test_memory_bound_is_three_way(fake_machine):
+    found = compperf.ceilings("cpu", sizes=(1024,))
+    low, high = found.ridge_interval
+    assert found.memory_bound(low / 2, "low").yes
+    assert found.memory_bound(high * 2, "high").no
+    assert found.memory_bound(found.ridge, "ridge").unclear
+
+
+def test_text_names_the_ceilings(fake_machine):
+    text = str(compperf.ceilings("cpu", sizes=(1024,), num_threads=1))
+    assert "100.0 GFLOP/s" in text
+    assert "10.0 GB/s" in text
+    assert "2.0 µs" in text
+
+
+@pytest.mark.parametrize("sizes", [(), (0, 8)])
+def test_bad_sizes_are_refused(fake_machine, sizes):
+    with pytest.raises(ValueError, match="sizes must be"):
+        compperf.ceilings("cpu", sizes=sizes)
+
+
+def test_share_needs_positive_work(fake_machine):
+    found = compperf.ceilings("cpu", sizes=(64,))
+    measured = compperf.Measurement.from_times([1e-3] * 5, description="op", device="cpu")
+    with pytest.raises(ValueError, match="flops > 0"):
+        found.share(measured, flops=0, bytes_moved=1)
+    with pytest.raises(ValueError, match="intensity must be"):
+        found.roof(0)
+
+
+def test_cache_sizes_read_sysfs(tmp_path):
+    for index, (level, kind, size) in enumerate(
+        [
+            (1, "Data", "32K"),
+            (1, "Instruction", "32K"),
+            (2, "Unified", "512K"),
+            (3, "Unified", "32768K"),
+        ]
+    ):
+        folder = tmp_path / f"index{index}"
+        folder.mkdir()
+        (folder / "level").write_text(f"{level}\n")
+        (folder / "type").write_text(f"{kind}\n")
+        (folder / "size").write_text(f"{size}\n")
+    assert compperf.cache_sizes(tmp_path) == {1: 32 * 2**10, 2: 512 * 2**10, 3: 32 * 2**20}
+    assert compperf.cache_sizes(tmp_path / "missing") == {}
