@@ -200,7 +200,7 @@ def test_dataloader_page_says_what_it_measured():
             text,
             p["outcomes"][f"{more} vs 1"],
             {
-                "yes": f"{more} workers were faster than one",
+                "yes": f"{more} workers were faster than one:",
                 "no": f"{more} workers were not measurably faster than one here",
                 "unclear": f"Whether {more} workers were faster than one is unclear",
             },
