@@ -155,6 +155,7 @@ for name, operation in workloads.items():
         {str(c): with_threads(c, operation) for c in counts},
         device=device,
         budget=1.5,
+        min_rounds=8,
     )
 torch.set_num_threads(max_threads)
 speedups = {
@@ -247,6 +248,50 @@ for comparison in comparisons.values():
 print(disturbance)
 
 # %%
+# What kind of cores?
+# -------------------
+# The matrix product is the operation most able to use every thread. If
+# ``n`` logical CPUs are ``n`` separate cores, it gains more than half the
+# ideal speed-up, ``(1 + n) / 2`` (1.5 on two). If they are halves of one
+# physical core, or other programs hold them, it gains less. The verdict
+# below asks whether the whole interval of its speed-up lies above that mark.
+matmul = next(iter(speedups))
+matmul_speedup = speedups[matmul][-1]
+mark = (1 + counts[-1]) / 2
+like_cores = compperf.conclude(
+    "like separate cores",
+    matmul,
+    1 / matmul_speedup.high,
+    1 / matmul_speedup.low,
+    below=1 / mark,
+    disturbed=disturbance.disturbed,
+    value=matmul_speedup.estimate,
+)
+if like_cores.yes:
+    compperf.say(
+        "With {threads} threads the matrix product sped up by more than "
+        "{mark:.1f} times: these logical CPUs behave like separate cores.",
+        mark=mark,
+        threads=counts[-1],
+    )
+elif like_cores.no:
+    compperf.say(
+        "With {threads} threads the matrix product sped up by less than "
+        "{mark:.1f} times: here these logical CPUs do not behave like "
+        "separate cores. They may share physical cores, or other programs "
+        "held them.",
+        mark=mark,
+        threads=counts[-1],
+    )
+else:
+    compperf.say(
+        "Whether these logical CPUs behave like separate cores is unclear "
+        "here: the matrix product's speed-up interval spans {mark:.1f} "
+        "times.",
+        mark=mark,
+    )
+
+# %%
 # The figure shows each speed-up with its interval, Amdahl's curve for the
 # fitted ``p``, and the ideal ``S(n) = n`` that no real operator reaches.
 fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -309,7 +354,6 @@ plt.show()
 # -------
 # 1. ``S(16) = 1 / ((1 - p) + p / 16)``, and the limit for many threads is
 #    ``1 / (1 - p)``. With this page's fit:
-matmul = next(iter(shares))
 p = shares[matmul][0]
 limit = 1 / (1 - p) if p < 1 else float("inf")
 compperf.say(

@@ -158,6 +158,7 @@ for case, threads in cases.items():
         {"sequential": one_after_the_other, "threads": in_threads},
         device=device,
         budget=2.0,
+        min_rounds=10,
         num_threads=threads,
     )
     print(case)

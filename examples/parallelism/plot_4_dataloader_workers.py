@@ -52,7 +52,7 @@ class SlowDataset(Dataset):
         return torch.full((self.features,), float(index))
 
 
-cost, batch_size, batches = 0.001, 8, 8
+cost, batch_size, batches = 0.001, 8, 5
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
 if os.environ.get("COMPPERF_FAST") == "1":
@@ -157,7 +157,8 @@ comparison = compperf.interleave(
         for name, loader in loaders.items()
     },
     device=device,
-    budget=4.0,
+    budget=6.0,
+    min_rounds=10,
     num_threads=1,
 )
 for name in comparison.names:

@@ -24,6 +24,7 @@ PROBES = {
         "outcomes": {str(name): v.outcome for name, v in verdicts.items()},
         "speedups": {str(name): [r.estimate for r in ratios] for name, ratios in speedups.items()},
         "shares": {str(name): list(share) for name, share in shares.items()},
+        "like_cores": like_cores.outcome,
         "threads_after": torch.get_num_threads(),
         "figures": len(plt.get_fignums()),
     }""",
@@ -112,6 +113,15 @@ def test_intra_op_page_says_what_it_measured():
                 "unclear": f"{name}: whether it is faster with",
             },
         )
+    says_as_measured(
+        text,
+        p["like_cores"],
+        {
+            "yes": "these logical CPUs behave like separate cores.",
+            "no": "here these logical CPUs do not behave like separate cores.",
+            "unclear": "Whether these logical CPUs behave like separate cores is unclear here",
+        },
+    )
     for low_high in p["shares"].values():
         assert all(0.0 <= share <= 1.0 for share in low_high)
     assert p["figures"] == 1
