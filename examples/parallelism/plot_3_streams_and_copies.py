@@ -7,8 +7,8 @@ while the default stream computes; you order the two with events, and you
 measure the two classic mistakes: a copy from pageable memory, and reading a
 device-to-host copy before it has arrived. On a CPU you see the analogue.
 
-To run this example yourself, install PyTorch, and compperf as
-:ref:`run-yourself` explains. The GPU measurements need a
+To run this example yourself, install PyTorch (``pip install torch``), and
+compperf as :ref:`run-yourself` explains. The GPU measurements need a
 CUDA device; elsewhere the page says what a GPU shows.
 """
 
