@@ -56,7 +56,7 @@ cost, batch_size, batches = 0.001, 8, 5
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
 if os.environ.get("COMPPERF_FAST") == "1":
-    cost, batches = 0.0005, 4
+    batches = 3
 # sphinx_gallery_end_ignore
 dataset = SlowDataset(batch_size * batches, cost)
 load_seconds = len(dataset) * cost  # CPU time of one epoch's loading
