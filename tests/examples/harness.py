@@ -58,9 +58,10 @@ def examples(chapter: str) -> list[Path]:
 
 
 # Numbers that differ from run to run on the same machine: decimals and durations with
-# their unit (timings, ratios), memory addresses, the random names of temporary folders.
+# their unit (timings, ratios), memory addresses, the random names of temporary folders,
+# the rounds an interleaved comparison ran until its interval was narrow (compperf.Ratio).
 _VOLATILE = re.compile(
-    r"0x[0-9a-f]+|tmp[\w-]{6,}"
+    r"0x[0-9a-f]+|tmp[\w-]{6,}|\d+ rounds\b"
     r"|\d[\d,]*(\.\d+)?(e[-+]?\d+)?(\s*(ns|µs|us|ms|s|min|%|x|\u00d7)(?!\w))?",
     re.IGNORECASE,
 )

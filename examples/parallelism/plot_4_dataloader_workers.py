@@ -1,0 +1,358 @@
+"""
+Feeding the model: DataLoader workers
+=====================================
+
+You load batches whose items cost a known amount of CPU time, with
+``num_workers``, ``prefetch_factor``, ``persistent_workers`` and
+``pin_memory``, and measure how much of the loading hides behind the model's
+computation, and where the cores run out.
+
+To run this example yourself, install PyTorch, then ``pip install
+matplotlib``, and compperf as :ref:`run-yourself` explains.
+"""
+
+# %%
+# The machine and the device
+# --------------------------
+import multiprocessing
+import os
+import time
+import warnings
+
+import matplotlib.pyplot as plt
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+import compperf
+
+device = compperf.try_gpu()
+print(compperf.environment(device))
+cores = os.cpu_count()
+
+# %%
+# A dataset whose items cost known CPU time
+# -----------------------------------------
+# Each item burns ``cost`` seconds of CPU time (``time.thread_time``, the
+# time its thread really ran) before it returns a small tensor, as decoding
+# an image or a sentence would. Loading a batch of ``batch_size`` items costs
+# ``batch_size * cost`` of CPU time; on a busy machine it takes longer.
+
+
+class SlowDataset(Dataset):
+    def __init__(self, length, cost, features=256):
+        self.length, self.cost, self.features = length, cost, features
+
+    def __len__(self):
+        return self.length
+
+    def __getitem__(self, index):
+        start = time.thread_time()
+        while time.thread_time() - start < self.cost:
+            pass
+        return torch.full((self.features,), float(index))
+
+
+cost, batch_size, batches = 0.001, 8, 5
+# sphinx_gallery_start_ignore
+# The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
+if os.environ.get("COMPPERF_FAST") == "1":
+    batches = 3
+# sphinx_gallery_end_ignore
+dataset = SlowDataset(batch_size * batches, cost)
+load_seconds = len(dataset) * cost  # CPU time of one epoch's loading
+
+# %%
+# The model's step
+# ----------------
+# The step is a few matrix products on the batch, on one intra-op thread
+# (one core for the model, the others for loading), sized to cost about as
+# much as loading one batch. Then loading could hide completely behind the
+# computation, if a core is free for it.
+torch.set_num_threads(1)
+weight = torch.randn(256, 256, device=device) / 16
+one_product = compperf.measure(
+    lambda: torch.mm(torch.randn(batch_size, 256, device=device), weight),
+    device=device,
+    min_run_time=0.05,
+)
+products = max(1, round(batch_size * cost / one_product.median))
+
+
+def step(batch):
+    x = batch.to(device, non_blocking=True)
+    for _ in range(products):
+        x = torch.tanh(torch.mm(x, weight))
+    return x.sum().item()
+
+
+print(
+    compperf.tr(
+        "One batch: {load} of loading (CPU time), {products} products "
+        "in its step",
+        load=compperf.format_time(batch_size * cost),
+        products=products,
+    )
+)
+
+# %%
+# Loaders
+# -------
+# ``num_workers=0`` loads in the main process, between steps. With
+# ``num_workers=k``, ``k`` worker processes load whole batches, each up to
+# ``prefetch_factor`` batches ahead, while the main process computes.
+# ``persistent_workers=True`` keeps the workers alive between epochs, and
+# ``pin_memory=True`` copies each batch into pinned memory (only worth it with
+# a CUDA device, and a warning without one). ``timeout=60`` makes a worker
+# that delivers nothing for a minute an error instead of a hang.
+#
+# A worker must find the dataset's class. sphinx-gallery, like a notebook,
+# runs this page as a module ``__main__`` that no other process can import,
+# so the workers are started by ``fork`` (a copy of this process, class
+# included) where the system has it. The ``spawn`` and ``forkserver``
+# methods (Windows, macOS and Python 3.14 by default) would start fresh
+# interpreters and fail to find ``SlowDataset``; there, put the dataset in a
+# module of its own.
+context = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+worker_counts = sorted({0, 1, 2, cores}) if context else [0]
+print(compperf.tr("worker counts: {counts}", counts=worker_counts))
+
+
+def make_loader(workers, persistent=True):
+    if workers == 0:
+        return DataLoader(dataset, batch_size=batch_size)
+    return DataLoader(
+        dataset,
+        batch_size=batch_size,
+        num_workers=workers,
+        prefetch_factor=2,
+        persistent_workers=persistent,
+        pin_memory=device.type == "cuda",
+        timeout=60,
+        multiprocessing_context=context,
+    )
+
+
+def epoch(loader):
+    # Python 3.12 and later warn when a process with threads (here
+    # PyTorch's thread pool) forks; the workers use none of those threads.
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", r"This process .* is multi-threaded", DeprecationWarning
+        )
+        for batch in loader:
+            step(batch)
+
+
+loaders = {str(w): make_loader(w) for w in worker_counts}
+
+# %%
+# How much of the loading hides
+# -----------------------------
+# ``compperf.interleave`` times one epoch with each loader in turns. The
+# workers stay alive between epochs, so this is the steady state; the next
+# section measures starting them.
+comparison = compperf.interleave(
+    {
+        name: lambda loader=loader: epoch(loader)
+        for name, loader in loaders.items()
+    },
+    device=device,
+    budget=6.0,
+    min_rounds=10,
+    num_threads=1,
+)
+for name in comparison.names:
+    print(comparison.measurements[name])
+print(comparison.disturbance)
+
+# %%
+# The verdicts. The first worker can hide the loading behind the
+# computation: the epoch then gets faster by up to the loading time, which
+# on a busy machine is longer than its CPU time. More
+# workers help only while a core is free for each of them; with one core
+# computing, ``os.cpu_count() - 1`` workers are all that can run at once.
+verdicts = {}
+if len(worker_counts) > 1:
+    whole = comparison.measurements["0"].median
+    gain = comparison.ratio("1", "0")
+    saved = [whole * (1 - r) for r in (gain.high, gain.low)]
+    verdicts["1 vs 0"] = comparison.faster("1", "0", subject="1 worker")
+    if verdicts["1 vs 0"].yes:
+        compperf.say(
+            "With one worker, loading overlapped the computation: an epoch "
+            "took {ratio} of the time without workers, from {low} to {high} "
+            "less, against {load} of loading CPU time.",
+            ratio=gain,
+            low=compperf.format_time(saved[0]),
+            high=compperf.format_time(saved[1]),
+            load=compperf.format_time(load_seconds),
+        )
+    elif verdicts["1 vs 0"].no:
+        compperf.say(
+            "With one worker, loading did not overlap the computation "
+            "measurably here: an epoch took {ratio} of the time without "
+            "workers.",
+            ratio=gain,
+        )
+    else:
+        compperf.say(
+            "With one worker, whether loading overlapped the computation is "
+            "unclear here: an epoch took {ratio} of the time without workers.",
+            ratio=gain,
+        )
+    for more in worker_counts[2:]:
+        key = f"{more} vs 1"
+        verdicts[key] = comparison.faster(str(more), "1", subject=key)
+        ratio = comparison.ratio(str(more), "1")
+        if verdicts[key].yes:
+            compperf.say(
+                "{workers} workers were faster than one: {ratio} of its time.",
+                workers=more,
+                ratio=ratio,
+            )
+        elif verdicts[key].no:
+            compperf.say(
+                "{workers} workers were not measurably faster than one here "
+                "({ratio} of its time): the cores had run out.",
+                workers=more,
+                ratio=ratio,
+            )
+        else:
+            compperf.say(
+                "Whether {workers} workers were faster than one is unclear "
+                "here ({ratio} of its time).",
+                workers=more,
+                ratio=ratio,
+            )
+else:
+    compperf.say(
+        "This system cannot fork, so the page measured only num_workers=0; "
+        "put SlowDataset in a module of its own to try workers here."
+    )
+
+# %%
+# The figure shows each epoch's median with its IQR, and two lines: loading
+# plus computation one after the other, and the longer of the two, what a
+# perfect overlap would give.
+names = list(comparison.names)
+medians = [comparison.measurements[name].median * 1e3 for name in names]
+iqrs = [comparison.measurements[name].iqr * 1e3 for name in names]
+fig, ax = plt.subplots(figsize=(7, 4))
+ax.bar(names, medians, yerr=iqrs, capsize=4, color="C0")
+compute_ms = batches * products * one_product.median * 1e3
+ax.axhline(
+    load_seconds * 1e3 + compute_ms,
+    color="C3",
+    linestyle="--",
+    label=compperf.tr("loading + computation"),
+)
+ax.axhline(
+    max(load_seconds * 1e3, compute_ms),
+    color="C2",
+    linestyle=":",
+    label=compperf.tr("perfect overlap"),
+)
+ax.set_xlabel(compperf.tr("num_workers"))
+ax.set_ylabel(compperf.tr("one epoch (ms)"))
+ax.set_title(compperf.tr("Epoch time against DataLoader workers"))
+ax.legend()
+fig.tight_layout()
+plt.show()
+
+# %%
+# Starting workers
+# ----------------
+# Without ``persistent_workers``, every epoch starts its workers again and
+# waits for their first batches. The comparison below times one epoch with
+# one worker both ways.
+if context:
+    restart = compperf.interleave(
+        {
+            "persistent": lambda: epoch(loaders["1"]),
+            "restarted": lambda: epoch(make_loader(1, persistent=False)),
+        },
+        device=device,
+        budget=2.0,
+        num_threads=1,
+    )
+    extra = restart.ratio("restarted", "persistent")
+    verdicts["persistent"] = restart.faster(
+        "persistent", "restarted", subject="persistent workers"
+    )
+    if verdicts["persistent"].yes:
+        compperf.say(
+            "Restarting the worker every epoch made an epoch {ratio} as "
+            "long as with a persistent worker.",
+            ratio=extra,
+        )
+    else:
+        compperf.say(
+            "Restarting the worker every epoch did not cost measurably more "
+            "here ({ratio} of the time with a persistent worker).",
+            ratio=extra,
+        )
+
+# %%
+# Every worker ends with its loader. The lines below drop the loaders and
+# check that no worker process is left.
+loaders.clear()
+deadline = time.monotonic() + 30
+while multiprocessing.active_children() and time.monotonic() < deadline:
+    time.sleep(0.1)
+left = len(multiprocessing.active_children())
+print(compperf.tr("worker processes left: {left}", left=left))
+torch.set_num_threads(cores)
+
+# %%
+# Summary
+# -------
+# * ``num_workers=k`` loads batches in ``k`` processes while the model
+#   computes; ``prefetch_factor`` batches per worker wait ready.
+# * Loading hides behind the computation only while a core is free for it:
+#   beyond ``os.cpu_count() - 1`` busy workers, more workers only take turns.
+# * ``persistent_workers=True`` pays the workers' start once, not every
+#   epoch; ``pin_memory=True`` helps only with a CUDA device.
+# * In a notebook or a gallery, the dataset's class must reach the workers:
+#   ``fork`` copies it, other start methods need it in a module.
+#
+# Exercises
+# ---------
+# 1. Without workers, an epoch costs loading plus computation. What does it
+#    cost at best with enough workers, and what with one core in all?
+# 2. Why does each worker run with ``torch.get_num_threads() == 1``?
+# 3. When does a larger ``prefetch_factor`` help?
+#
+# Answers
+# -------
+# 1. At best the longer of the two, the "perfect overlap" line; with one core
+#    the loading and the computation take turns on it, and the epoch costs
+#    their sum again, workers or not.
+# 2. PyTorch's worker loop calls ``torch.set_num_threads(1)``: ``k`` workers
+#    with a full thread pool each would oversubscribe the cores. A worker
+#    reports it:
+if context:
+    threads_loader = DataLoader(
+        [0],
+        num_workers=1,
+        collate_fn=lambda _: torch.get_num_threads(),
+        timeout=60,
+        multiprocessing_context=context,
+    )
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", r"This process .* is multi-threaded", DeprecationWarning
+        )
+        worker_threads = next(iter(threads_loader))
+    del threads_loader
+    print(
+        compperf.tr(
+            "torch.get_num_threads() in a worker: {threads}",
+            threads=worker_threads,
+        )
+    )
+
+# %%
+# 3. When the cost of items varies: a worker that meets a slow batch can
+#    fall behind while the batches it prepared earlier keep the model fed.
+#    With every item costing the same, as here, two batches ahead are
+#    plenty.

@@ -1,0 +1,221 @@
+"""The chapter "Parallelism on one machine": what each page says matches what it measured.
+
+Every example runs alone through the shared harness (a fresh process, the tests' fast
+settings); a probe hands back, as JSON, each verdict's outcome and the values the page's
+sentences rest on. Each sentence about a speed-up or an overlap must be the one its
+verdict's outcome chooses ("yes", "no" or "unclear"), and none of the other two.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+from harness import Run, examples, run_alone
+
+CHAPTER = "parallelism"
+
+PROBES = {
+    "plot_1_intra_op_threads.py": """{
+        "device": str(device),
+        "child_threads": child_threads,
+        "max_threads": max_threads,
+        "counts": counts,
+        "outcomes": {str(name): v.outcome for name, v in verdicts.items()},
+        "speedups": {str(name): [r.estimate for r in ratios] for name, ratios in speedups.items()},
+        "shares": {str(name): list(share) for name, share in shares.items()},
+        "like_cores": like_cores.outcome,
+        "threads_after": torch.get_num_threads(),
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_2_inter_op.py": """{
+        "device": str(device),
+        "done_at_return": done_at_return,
+        "same_thread": same_thread,
+        "thread_sees": seen[0],
+        "max_threads": max_threads,
+        "outcomes": {str(case): v.outcome for case, v in verdicts.items()},
+        "alive_threads": __import__("threading").active_count(),
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_3_streams_and_copies.py": """{
+        "device": str(device),
+        "gpu": {memory: v.outcome for memory, v in gpu_verdicts.items()},
+        "cpu": cpu_verdict.outcome,
+        "alive_threads": __import__("threading").active_count(),
+    }""",
+    "plot_4_dataloader_workers.py": """{
+        "device": str(device),
+        "worker_counts": worker_counts,
+        "outcomes": {key: v.outcome for key, v in verdicts.items()},
+        "left": left,
+        "worker_threads": worker_threads,
+        "pin_memory": make_loader(1).pin_memory,
+        "figures": len(plt.get_fignums()),
+    }""",
+}
+
+
+@cache
+def ran(name: str) -> Run:
+    return run_alone(name, probe=PROBES[name]).check()
+
+
+def prose(out: str) -> str:
+    """The printed output with line breaks folded, as the examples wrap their sentences."""
+    return " ".join(out.split())
+
+
+def says_as_measured(text: str, outcome: str, sentences: dict[str, str]) -> None:
+    """Fail unless ``text`` holds the sentence for ``outcome`` and neither of the others."""
+    assert outcome in sentences, f"unknown outcome {outcome!r}"
+    for which, sentence in sentences.items():
+        if which == outcome:
+            assert sentence in text, f"the verdict is {outcome!r} but the page lacks {sentence!r}"
+        else:
+            assert sentence not in text, (
+                f"the verdict is {outcome!r} but the page says {sentence!r} ({which!r})"
+            )
+
+
+def test_the_chapter_has_its_examples_and_every_one_a_probe():
+    assert sorted(PROBES) == [path.name for path in examples(CHAPTER)]
+
+
+def test_the_wording_check_fails_on_a_contradiction():
+    sentences = {"yes": "A overlapped B", "no": "A did not overlap", "unclear": "unclear"}
+    says_as_measured("so A overlapped B here", "yes", sentences)
+    with pytest.raises(AssertionError, match="lacks"):
+        says_as_measured("so A did not overlap here", "yes", sentences)
+    with pytest.raises(AssertionError, match="says"):
+        says_as_measured("A overlapped B; A did not overlap", "no", sentences)
+
+
+def test_intra_op_page_says_what_it_measured():
+    run = ran("plot_1_intra_op_threads.py")
+    p = run.probe
+    text = prose(run.stdout)
+    # The environment variables act on a child process at its start.
+    assert p["child_threads"] == 1
+    assert "torch.__config__.parallel_info()" not in run.stdout  # its output, not its name
+    assert "ATen parallel backend" in run.stdout
+    assert p["counts"][0] == 1
+    assert 2 in p["counts"]
+    assert p["threads_after"] == p["max_threads"]  # the page gives the pool back
+    assert len(p["outcomes"]) == 3
+    for name, outcome in p["outcomes"].items():
+        says_as_measured(
+            text,
+            outcome,
+            {
+                "yes": f"{name}: faster with",
+                "no": f"{name}: not measurably faster with",
+                "unclear": f"{name}: whether it is faster with",
+            },
+        )
+    says_as_measured(
+        text,
+        p["like_cores"],
+        {
+            "yes": "these logical CPUs behave like separate cores.",
+            "no": "here these logical CPUs do not behave like separate cores.",
+            "unclear": "Whether these logical CPUs behave like separate cores is unclear here",
+        },
+    )
+    for low_high in p["shares"].values():
+        assert all(0.0 <= share <= 1.0 for share in low_high)
+    assert p["figures"] == 1
+
+
+def test_inter_op_page_says_what_it_measured():
+    run = ran("plot_2_inter_op.py")
+    p = run.probe
+    text = prose(run.stdout)
+    # Eager torch.jit.fork runs the job on the calling thread, done when fork returns.
+    assert p["done_at_return"]
+    assert p["same_thread"]
+    assert "in eager mode it runs nothing side by side" in text
+    assert "DeprecationWarning caught: `torch.jit.fork` is deprecated" in run.stdout
+    assert p["thread_sees"] == p["max_threads"]
+    assert len(p["outcomes"]) == 2
+    for case, outcome in p["outcomes"].items():
+        says_as_measured(
+            text,
+            outcome,
+            {
+                "yes": f"{case}: the two jobs overlapped",
+                "no": f"{case}: the two jobs did not overlap measurably here",
+                "unclear": f"{case}: whether the two jobs overlapped is unclear here",
+            },
+        )
+    assert p["alive_threads"] == 1  # every job thread has ended
+    assert p["figures"] == 1
+
+
+def test_streams_page_says_what_it_measured():
+    run = ran("plot_3_streams_and_copies.py")
+    p = run.probe
+    text = prose(run.stdout)
+    says_as_measured(
+        text,
+        p["cpu"],
+        {
+            "yes": "a copy in a second thread overlapped",
+            "no": "a copy in a second thread did not overlap a one-thread matrix product "
+            "measurably here",
+            "unclear": "whether a copy in a second thread overlapped",
+        },
+    )
+    if p["device"].startswith("cuda"):
+        for memory, outcome in p["gpu"].items():
+            says_as_measured(
+                text,
+                outcome,
+                {
+                    "yes": f"From {memory} memory, the copy overlapped",
+                    "no": f"From {memory} memory, the copy did not overlap measurably here",
+                    "unclear": f"From {memory} memory, whether the copy overlapped is unclear",
+                },
+            )
+    else:
+        assert p["gpu"] == {}
+        assert "What a GPU shows (this build has no CUDA device" in text
+        assert "the copy overlapped" not in text
+    if p["device"] == "cpu":
+        assert "pin_memory() failed:" in text
+    assert p["alive_threads"] == 1
+
+
+def test_dataloader_page_says_what_it_measured():
+    run = ran("plot_4_dataloader_workers.py")
+    p = run.probe
+    text = prose(run.stdout)
+    assert p["left"] == 0  # every worker process ended
+    assert p["pin_memory"] == p["device"].startswith("cuda")
+    if p["worker_counts"] == [0]:
+        assert "This system cannot fork" in text
+        return
+    assert p["worker_threads"] == 1
+    says_as_measured(
+        text,
+        p["outcomes"]["1 vs 0"],
+        {
+            "yes": "With one worker, loading overlapped the computation",
+            "no": "With one worker, loading did not overlap the computation measurably",
+            "unclear": "With one worker, whether loading overlapped",
+        },
+    )
+    for more in p["worker_counts"][2:]:
+        says_as_measured(
+            text,
+            p["outcomes"][f"{more} vs 1"],
+            {
+                "yes": f"{more} workers were faster than one:",
+                "no": f"{more} workers were not measurably faster than one here",
+                "unclear": f"Whether {more} workers were faster than one is unclear",
+            },
+        )
+    persistent = p["outcomes"]["persistent"]
+    restarted = "Restarting the worker every epoch made an epoch"
+    assert (restarted in text) == (persistent == "yes")
+    assert p["figures"] == 1
