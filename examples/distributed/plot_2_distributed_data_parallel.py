@@ -456,7 +456,7 @@ fewer = rank0["no_sync"]["reductions"] < rank0["sync_every"]["reductions"]
 if same.yes and fewer:
     compperf.say(
         "Both ways give the whole batch's gradient (largest relative difference "
-        "{worst:.1e}), and no_sync reduces {no_sync} buckets instead of {every}.",
+        "{worst:.1e}); bucket all-reduces: {no_sync} with no_sync, {every} without.",
         worst=worst,
         no_sync=rank0["no_sync"]["reductions"],
         every=rank0["sync_every"]["reductions"],

@@ -239,8 +239,9 @@ plt.show()
 # %%
 # Ring against parameter server
 # -----------------------------
-# At the largest size the model gives the ring about half the parameter
-# server's time for two ranks. The rounds give a measured ratio with an
+# For large messages, where the latency no longer counts, the model gives
+# two ranks' ring half the parameter server's time: ``S / β`` against
+# ``2 S / β``. The rounds give a measured ratio with an
 # interval; "faster" needs the whole interval below 1 / 1.05.
 largest = str(SIZES[-1])
 ratio = compperf.Ratio.from_rounds(
