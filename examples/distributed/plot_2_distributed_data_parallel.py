@@ -113,7 +113,7 @@ def small_model():
     return nn.Sequential(nn.Linear(16, 32), nn.Tanh(), nn.Linear(32, 1)).to(device)
 
 
-def train_small(use_ddp, steps=40):
+def train_small(use_ddp, steps=20):
     model = wrap(small_model()) if use_ddp else small_model()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     for _ in range(steps):
@@ -156,7 +156,7 @@ def all_reduce_after_backward(model=by_hand):
 
 variants = {f"{cap:g} MB": (wrap(deep_model(), bucket_cap_mb=cap), ddp_step) for cap in caps}
 variants["after backward"] = (by_hand, all_reduce_after_backward)
-steps_per_round = 3
+steps_per_round = 2
 seconds = {name: [] for name in variants}
 for round_number in range(rounds + 1):  # round 0 warms up (DDP rebuilds its buckets)
     for name, (model, step) in variants.items():
@@ -285,7 +285,7 @@ else:
 # all-reduces of the buckets run in gloo's own threads (on a GPU, NCCL
 # kernels run on a stream of their own). Look for all-reduce bars that start
 # before the last backward bar ends: that is the overlap DDP is built for.
-fig, ax = plt.subplots(figsize=(8, 3.2))
+fig, ax = plt.subplots(figsize=(9, 3.2))
 rows, labels = {}, []
 colors = {"backward": "C0", "all-reduce": "C3"}
 for report in run.ranks:
@@ -312,7 +312,8 @@ ax.set_title(
 ax.legend(
     [plt.Rectangle((0, 0), 1, 1, color=color) for color in colors.values()],
     [compperf.tr("backward (compute)"), compperf.tr("all-reduce of a bucket")],
-    loc="lower right",
+    loc="upper left",
+    bbox_to_anchor=(1.01, 1),
 )
 fig.tight_layout()
 plt.show()

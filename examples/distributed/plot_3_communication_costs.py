@@ -204,6 +204,11 @@ for name, measured, model in (("all_reduce", ring, ring_model),
         )
     )
 
+# %%
+# A ratio of 1 means that the model, with the ``α`` and ``β`` of single
+# messages, explains the measurement. Above 1, the collective pays for more
+# than its messages: the additions, gloo's own steps between them, and on a
+# shared CPU the ranks waiting for a core.
 fig, ax = plt.subplots(figsize=(7, 4.5))
 ax.loglog(
     nbytes,

@@ -4,9 +4,9 @@ Scaling honestly
 
 You time the same training step on one rank and on two, with one and two
 threads per rank, for a fixed total batch (strong scaling) and for a fixed
-batch per rank (weak scaling), find out from the numbers why two ranks on a
-small machine are not faster, and see what the same job looks like on two
-machines.
+batch per rank (weak scaling), find out from the numbers whether two ranks
+on a small machine are faster and why, and see what the same job looks like
+on two machines.
 
 To run this example yourself, install PyTorch, then ``pip install
 matplotlib numpy``, and compperf as :ref:`run-yourself` explains. It starts
@@ -228,6 +228,33 @@ else:
         low=same_cores.low,
         high=same_cores.high,
         share=share,
+    )
+
+# %%
+# Against one rank with one thread, the plain strong-scaling question: does
+# splitting the batch over two ranks make the step faster?
+split = compperf.conclude("faster", "2 ranks vs 1 rank, 1 thread", strong.low,
+                          strong.high, below=1 / 1.05, disturbed=disturbed)  # fmt: skip
+if split.yes:
+    compperf.say(
+        "Splitting the batch over two ranks makes the step {speedup:.2f}× faster "
+        "than one rank with one thread (2× would be ideal).",
+        speedup=1 / strong.estimate,
+    )
+elif split.no:
+    compperf.say(
+        "Splitting the batch over two ranks does not make the step faster than "
+        "one rank with one thread (time ratio {ratio:.2f}×): each rank computes "
+        "half, but waits for a core and for the all-reduce.",
+        ratio=strong.estimate,
+    )
+else:
+    compperf.say(
+        "Two ranks against one rank with one thread: time ratio {ratio:.2f}×, "
+        "interval {low:.2f}–{high:.2f}×, which does not decide: unclear here.",
+        ratio=strong.estimate,
+        low=strong.low,
+        high=strong.high,
     )
 
 # %%

@@ -58,7 +58,7 @@ PROBES = {
         "device": str(device), "backend": backend, "cores": cores,
         "names": names, "rounds": {k: len(v) for k, v in step_seconds.items()},
         "communication": {k: float(np.median(rank0["times"][k]["communication"])) for k in names},
-        "faster": faster.outcome, "more_threads": more_threads.outcome,
+        "faster": faster.outcome, "more_threads": more_threads.outcome, "split": split.outcome,
         "ranks": [[r["rank"], r["world"], r["local_rank"]] for r in run.ranks],
         "figures": len(plt.get_fignums()),
     }""",
@@ -184,6 +184,7 @@ def test_scaling_runs_every_configuration_and_prints_the_multi_node_commands():
     assert p["communication"]["2 ranks, half batch"] > 0
     assert p["faster"] in OUTCOMES
     assert p["more_threads"] in OUTCOMES
+    assert p["split"] in OUTCOMES
     assert p["ranks"] == [[0, 2, 0], [1, 2, 1]]
     commands = [line for line in run.stdout.splitlines() if line.startswith("torchrun ")]
     assert len(commands) == 2
