@@ -97,8 +97,8 @@ def test_the_chapter_has_its_examples_and_every_one_a_probe():
 def test_every_page_launches_its_ranks_with_torchrun_from_a_written_file():
     for path in examples(CHAPTER):
         source = path.read_text(encoding="utf-8")
-        assert "RANK_CODE = '''" in source, path.name
-        assert "compperf.run_ranks(RANK_CODE" in source, path.name
+        assert re.search(r"^RANK_CODE = (\"\"\"|''')$", source, re.MULTILINE), path.name
+        assert re.search(r"compperf\.run_ranks\(\s*RANK_CODE", source), path.name
         assert "multiprocessing" not in source, path.name  # no home-made process pool
         assert "dist.destroy_process_group()" in source, path.name
 
