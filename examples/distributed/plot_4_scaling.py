@@ -75,6 +75,7 @@ from torch import nn
 
 results, backend = Path(sys.argv[1]), sys.argv[2]
 batch, width, depth, rounds = (int(value) for value in sys.argv[3:7])
+results.mkdir(parents=True, exist_ok=True)
 dist.init_process_group(backend)
 rank, world = dist.get_rank(), dist.get_world_size()
 if backend == "nccl":

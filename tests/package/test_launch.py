@@ -38,11 +38,14 @@ dist.destroy_process_group()
 
 def test_two_ranks_report_in_rank_order():
     run = compperf.run_ranks(TALKING, 2, args=["hello"], timeout=120)
-    assert len(run) == 2 and run.nproc == 2 and run.threads_per_rank == 1
+    assert len(run) == 2
+    assert run.nproc == 2
+    assert run.threads_per_rank == 1
     assert [r["rank"] for r in run.ranks] == [0, 1]
     assert all(r["world"] == 2 and r["sum"] == 3.0 for r in run.ranks)
     assert all(r["threads"] == 1 and r["extra"] == "hello" for r in run.ranks)
-    assert "--standalone" in run.command and "--nproc-per-node=2" in run.command
+    assert "--standalone" in run.command
+    assert "--nproc-per-node=2" in run.command
     assert run.seconds > 0
     assert "nproc=2" in repr(run)
 
