@@ -346,9 +346,9 @@ for link, bandwidth in links.items():
 # -------
 # 1. The two terms are equal at ``S = α β``:
 compperf.say(
-    "Latency and bandwidth terms are equal at S = α β = {size:.0f} bytes; "
+    "Latency and bandwidth terms are equal at S = α β = {kilobytes:.1f} kB; "
     "larger messages are mostly bandwidth.",
-    size=alpha * beta,
+    kilobytes=alpha * beta / 1e3,
 )
 
 # %%
