@@ -7,6 +7,7 @@ from compperf.devices import as_device, num_gpus, synchronize, try_all_gpus, try
 from compperf.disturbance import Disturbance, watch
 from compperf.environment import Environment, environment
 from compperf.i18n import language, say, tr, tr_plural, use_language
+from compperf.launch import RankResults, run_ranks
 from compperf.measure import Measurement, compare, measure
 from compperf.reporting import shown_warnings
 from compperf.timing import Benchmark, Timer, format_time
@@ -20,6 +21,7 @@ __all__ = [
     "Disturbance",
     "Environment",
     "Measurement",
+    "RankResults",
     "Ratio",
     "RoofShare",
     "Timer",
@@ -36,6 +38,7 @@ __all__ = [
     "language",
     "measure",
     "num_gpus",
+    "run_ranks",
     "say",
     "shown_warnings",
     "synchronize",

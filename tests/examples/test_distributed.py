@@ -1,0 +1,225 @@
+"""The chapter "Many devices and machines": what each page claims holds when it runs.
+
+Every example runs alone through the shared harness (a fresh process, the tests' fast
+settings), and starts its ranks under torchrun itself; a probe expression hands back, as
+JSON, the values the page computed, and the records of the messages it printed and drew,
+which must read in every language. Each page runs once per test session.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import unicodedata
+from functools import cache
+from pathlib import Path
+
+import pytest
+from harness import Run, examples, run_alone
+
+from compperf import i18n
+
+CHAPTER = "distributed"
+OUTCOMES = {"yes", "no", "unclear"}
+
+PROBES = {
+    "plot_1_data_parallel_from_scratch.py": """{
+        "device": str(device), "backend": backend, "ranks": len(run),
+        "worlds": [r["world"] for r in run.ranks],
+        "differing": differing, "checks": checks, "tolerance": TOLERANCE,
+        "outcomes": {name: verdict.outcome for name, verdict in same.items()},
+        "steps": STEPS,
+        "calls": len(seconds),
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_2_distributed_data_parallel.py": """{
+        "device": str(device), "backend": backend,
+        "difference": difference, "agree": agree.outcome,
+        "buckets": rank0["buckets"], "counted": {f"{c} MB": count_buckets(c) for c in BUCKET_CAPS_MB},
+        "caps": BUCKET_CAPS_MB, "rounds": {k: len(v) for k, v in seconds.items()},
+        "reductions": [rank0["sync_every"]["reductions"], rank0["no_sync"]["reductions"]],
+        "worst": worst, "same": same.outcome, "faster": faster.outcome,
+        "kinds": [sorted({e[0] for e in r["events"]}) for r in run.ranks],
+        "threads": [[sorted({e[1] for e in r["events"] if e[0] == kind}) for kind in ("backward", "all-reduce")] for r in run.ranks],
+        "overlap": overlap, "saved": saved,
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_3_communication_costs.py": """{
+        "device": str(device), "backend": backend, "n": n,
+        "alpha": alpha, "beta": beta, "ring_beta": ring_beta,
+        "sizes": SIZES, "one_way": one_way.tolist(), "ring": ring.tolist(),
+        "server": server.tolist(),
+        "ring_model": ring_model.tolist(), "server_model": server_model.tolist(),
+        "predicted": predicted, "faster": faster.outcome, "rounds": ratio.rounds,
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_4_scaling.py": """{
+        "device": str(device), "backend": backend, "cores": cores,
+        "names": names, "rounds": {k: len(v) for k, v in step_seconds.items()},
+        "communication": {k: float(np.median(rank0["times"][k]["communication"])) for k in names},
+        "faster": faster.outcome, "more_threads": more_threads.outcome, "split": split.outcome,
+        "ranks": [[r["rank"], r["world"], r["local_rank"]] for r in run.ranks],
+        "figures": len(plt.get_fignums()),
+    }""",
+}
+
+# Imported at start-up (PYTHONPATH), before the example: every message it makes is kept.
+_START_RECORDING = "import compperf.i18n\ncompperf.i18n.start_recording()\n"
+
+
+@cache
+def _recorded(name: str) -> tuple[Run, list[dict]]:
+    """Each example run alone once per test session, with its probe and its messages."""
+    startup = Path(tempfile.mkdtemp(prefix="compperf-recording-"))
+    (startup / "sitecustomize.py").write_text(_START_RECORDING, encoding="utf-8")
+    probe = f'{{"page": {PROBES[name]}, "records": compperf.i18n.stop_recording()}}'
+    run = run_alone(name, probe=probe, PYTHONPATH=str(startup)).check()
+    shutil.rmtree(startup)
+    records = run.probe["records"]
+    run.probe = run.probe["page"]
+    return run, records
+
+
+def ran(name: str) -> Run:
+    return _recorded(name)[0]
+
+
+def prose(out: str) -> str:
+    """The printed output with line breaks folded, as the examples wrap their sentences."""
+    return " ".join(out.split())
+
+
+def test_the_chapter_has_its_examples_and_every_one_a_probe():
+    assert sorted(PROBES) == [path.name for path in examples(CHAPTER)]
+
+
+def test_every_page_launches_its_ranks_with_torchrun_from_a_written_file():
+    for path in examples(CHAPTER):
+        source = path.read_text(encoding="utf-8")
+        assert re.search(r"^RANK_CODE = (\"\"\"|''')$", source, re.MULTILINE), path.name
+        assert re.search(r"compperf\.run_ranks\(\s*RANK_CODE", source), path.name
+        assert "multiprocessing" not in source, path.name  # no home-made process pool
+        assert "dist.destroy_process_group()" in source, path.name
+
+
+def test_two_ranks_on_half_batches_are_one_process_on_the_whole_batch():
+    run = ran("plot_1_data_parallel_from_scratch.py")
+    p = run.probe
+    assert p["ranks"] == 2
+    assert p["worlds"] == [2, 2]
+    assert p["differing"] == 0  # the replicas are bitwise equal
+    assert p["checks"]["averaged"] < p["tolerance"]
+    assert p["outcomes"] == {"averaged": "yes", "summed": "no", "summed_vs_twice_lr": "yes"}
+    text = prose(run.stdout)
+    assert "end with the parameters of one process on the whole batch" in text
+    assert "summing over 2 ranks multiplies the learning rate by 2" in text
+    assert p["calls"] == 2 * p["steps"]  # the averaged and the summed runs
+    assert "learning rate x 16: loss after" in run.stdout
+    assert p["figures"] == 1
+
+
+def test_ddp_matches_the_hand_written_all_reduce_and_counts_its_buckets():
+    run = ran("plot_2_distributed_data_parallel.py")
+    p = run.probe
+    assert p["agree"] == "yes"
+    assert p["difference"] <= 1e-5
+    # The answer's rule for counting buckets is what DDP reported.
+    assert p["buckets"] == p["counted"]
+    counts = [p["buckets"][f"{cap} MB"] for cap in p["caps"]]
+    assert counts == sorted(counts, reverse=True)  # larger caps, fewer buckets
+    rounds = set(p["rounds"].values())
+    assert len(rounds) == 1
+    assert rounds.pop() >= 6
+    assert p["faster"] in OUTCOMES
+    # no_sync: the whole batch's gradient, with half the bucket all-reduces.
+    assert p["same"] == "yes"
+    assert p["worst"] < 1e-5
+    every, no_sync = p["reductions"]
+    assert every == 2 * no_sync
+    assert p["saved"] == every - no_sync > 0
+    assert "bucket all-reduces: " in prose(run.stdout)
+
+
+def test_ddp_profile_shows_backward_and_all_reduce_on_each_rank():
+    run = ran("plot_2_distributed_data_parallel.py")
+    p = run.probe
+    assert p["kinds"] == [["all-reduce", "backward"]] * 2
+    if p["backend"] == "gloo":
+        for backward, communication in p["threads"]:
+            assert len(backward) == 1  # autograd on the CPU runs in the calling thread
+            assert not set(backward) & set(communication)  # gloo reduces in its own threads
+    assert p["overlap"] >= 0
+    assert p["figures"] == 2
+
+
+def test_communication_fit_and_models():
+    run = ran("plot_3_communication_costs.py")
+    p = run.probe
+    assert p["n"] == 2
+    assert p["alpha"] > 0
+    assert p["beta"] > 0
+    assert all(r < s for r, s in zip(p["ring_model"], p["server_model"], strict=True))
+    assert p["predicted"] == pytest.approx(p["ring_model"][-1] / p["server_model"][-1])
+    assert 0.5 <= p["predicted"] < 1  # two ranks: S/beta + 2 alpha against 2 S/beta + 2 alpha
+    assert p["faster"] in OUTCOMES
+    assert p["rounds"] >= 6
+    text = prose(run.stdout)
+    assert "(datasheet)" in text  # cited numbers are labelled as such
+    assert "One message between two ranks: latency" in text
+    assert p["figures"] == 1
+
+
+def test_scaling_runs_every_configuration_and_prints_the_multi_node_commands():
+    run = ran("plot_4_scaling.py")
+    p = run.probe
+    assert p["names"] == [
+        "1 rank, 1 thread",
+        "1 rank, 2 threads",
+        "2 ranks, half batch",
+        "2 ranks, whole batch",
+    ]
+    assert set(p["rounds"].values()) == {6}
+    assert p["communication"]["1 rank, 1 thread"] == 0.0
+    assert p["communication"]["2 ranks, half batch"] > 0
+    assert p["faster"] in OUTCOMES
+    assert p["more_threads"] in OUTCOMES
+    assert p["split"] in OUTCOMES
+    assert p["ranks"] == [[0, 2, 0], [1, 2, 1]]
+    commands = [line for line in run.stdout.splitlines() if line.startswith("torchrun ")]
+    assert len(commands) == 2
+    for command in commands:
+        assert "--nnodes=2" in command
+        assert "--rdzv-endpoint=" in command
+        assert "--rdzv-id=" in command
+        assert "ranks.py" in command
+    assert p["figures"] == 1
+
+
+# Every language but the source language, as the catalogs that ship with compperf hold them.
+TRANSLATED = i18n.available_languages()[1:]
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_SCRIPT = {"zh_CN": "CJK", "ru": "CYRILLIC"}
+
+
+def _in_script(text: str, code: str) -> bool:
+    return any(_SCRIPT[code] in unicodedata.name(char, "") for char in text)
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+@pytest.mark.parametrize("name", sorted(PROBES))
+def test_every_message_reads_in_the_language_with_the_same_numbers(name: str, code: str):
+    """What the page printed and drew, rendered in another language from the records alone
+    (as the zh_CN and ru builds do): translated, and with the numbers the run measured."""
+    run, records = _recorded(name)
+    assert records, f"{name} printed no message through compperf.tr or compperf.say"
+    for record in records:
+        english = i18n.render(record, "en")
+        translated = i18n.render(record, code, strict=True)
+        if record.get("wrap"):  # a conclusion printed with compperf.say: the page shows it
+            assert english in run.stdout, english
+            assert _in_script(translated, code), f"{code} paragraph not translated: {english}"
+        assert sorted(_NUMBER.findall(translated)) == sorted(_NUMBER.findall(english)), (
+            f"{name}: the {code} text has other numbers than the English one:\n"
+            f"{english}\n{translated}"
+        )
