@@ -92,10 +92,26 @@ def test_example_prints_the_same_claims_in_gallery_order(path: Path) -> None:
         second = run_alone(path).check()
         lost = _missing(lost, _missing(first.claims, second.claims))  # stable lines only
         gained = _missing(gained, second.claims)
+    # A verdict that came out "unclear" in one run and decided in the other changes its
+    # sentence: that is the machine's noise, which the page reports honestly. Only as many
+    # sentences may differ as verdicts changed so; a yes in one run and a no in the
+    # other is a contradiction and fails.
+    flips = _flips(first.verdicts, ordered.verdicts)
     differences = (
         f"{path.name} prints differently after the examples before it.\n"
         f"only when run alone: {sorted(lost.elements())}\n"
-        f"only in gallery order: {sorted(gained.elements())}"
+        f"only in gallery order: {sorted(gained.elements())}\n"
+        f"verdicts that changed outcome: {flips}"
     )
-    assert not lost, differences
-    assert not gained, differences
+    assert not [f for f in flips if "unclear" not in f], differences
+    assert sum(lost.values()) <= len(flips), differences
+    assert sum(gained.values()) <= len(flips), differences
+
+
+def _flips(first: list[dict], second: list[dict]) -> list[tuple[str, str, str]]:
+    """(subject, outcome in one run, in the other) for each verdict whose outcome changed."""
+    return [
+        (a["subject"], a["outcome"], b["outcome"])
+        for a, b in zip(first, second, strict=False)
+        if a["outcome"] != b["outcome"]
+    ]
