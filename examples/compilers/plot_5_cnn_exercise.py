@@ -460,7 +460,7 @@ if ("MLP", key) in one_off and ("LeNet", key) in one_off:
     )
 print(
     compperf.tr(
-        "{row:<28}{mlp:>16}{lenet:>16}",
+        "{row:<28}{mlp:>19}{lenet:>19}",
         row=compperf.tr("time / eager time"),
         mlp="MLP",
         lenet="LeNet",
@@ -473,7 +473,7 @@ for size in BATCH_SIZES:
         if version in mlp and version in lenet:
             print(
                 compperf.tr(
-                    "{row:<28}{mlp:>16}{lenet:>16}",
+                    "{row:<28}{mlp:>19}{lenet:>19}",
                     row=compperf.tr(
                         "batch {size}, {version}", size=size, version=version
                     ),
