@@ -194,7 +194,7 @@ def test_disturbance_reasons(monkeypatch):
     assert quiet.reasons == ()
     stolen = compperf.Disturbance(1.0, steal=0.2, pressure=None, probe_before=1, probe_after=1)
     assert stolen.reasons == ("steal",)
-    drifted = compperf.Disturbance(1.0, steal=None, pressure=None, probe_before=1, probe_after=2)
+    drifted = compperf.Disturbance(1.0, steal=None, pressure=None, probe_before=1, probe_after=3)
     assert drifted.reasons == ("drift",)
     assert quiet.combine(stolen).steal == pytest.approx(0.1)
     assert str(quiet).startswith("quiet")
