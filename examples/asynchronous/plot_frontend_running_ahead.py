@@ -204,7 +204,7 @@ plt.show()
 
 long_calls = issued[issued > 10 * np.median(issued)]
 curve_values = {
-    "long": len(long_calls),
+    "share": len(long_calls) / launches,
     "launches": launches,
     "total": compperf.format_time(float(long_calls.sum())),
     "gap": compperf.format_time(
@@ -213,23 +213,23 @@ curve_values = {
 }
 if nothing_queued.yes:
     compperf.say(
-        "{long} of {launches} calls held Python more than ten times as long as "
-        "the median call ({total} in all). Nothing was queued, so the curves "
+        "{share:.0%} of the {launches} calls held Python more than ten times as "
+        "long as the median call ({total} in all). Nothing was queued, so the curves "
         "follow each other except for the steps these calls make (at most "
         "{gap} apart): the machine interrupted Python there.",
         **curve_values,
     )
 elif nothing_queued.no:
     compperf.say(
-        "{long} of {launches} calls held Python more than ten times as long as "
-        "the median call ({total} in all). Work was queued, so the gap between "
+        "{share:.0%} of the {launches} calls held Python more than ten times as "
+        "long as the median call ({total} in all). Work was queued, so the gap between "
         "the curves (at most {gap}) is how far Python ran ahead.",
         **curve_values,
     )
 else:
     compperf.say(
-        "{long} of {launches} calls held Python more than ten times as long as "
-        "the median call ({total} in all), and the curves are at most {gap} "
+        "{share:.0%} of the {launches} calls held Python more than ten times as "
+        "long as the median call ({total} in all), and the curves are at most {gap} "
         "apart. With the verdict unclear, this run cannot tell queued work "
         "from interruptions.",
         **curve_values,

@@ -252,6 +252,17 @@ def _keyed(verdicts: list[dict]) -> dict[tuple[str, str, int], str]:
     return keyed
 
 
+def verdict_changes(first: list[dict], second: list[dict]) -> list[str]:
+    """Verdicts whose outcome differs between two runs, or that only one run made."""
+    a, b = _keyed(first), _keyed(second)
+    return [
+        f"{claim} ({subject}): {a.get(key, '-')} then {b.get(key, '-')}"
+        for key in sorted(a.keys() | b.keys())
+        for claim, subject, _ in [key]
+        if a.get(key) != b.get(key)
+    ]
+
+
 def verdict_flips(first: list[dict], second: list[dict]) -> list[str]:
     """Verdicts made in both runs whose outcome went from yes to no or back.
 
