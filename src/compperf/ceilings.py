@@ -92,6 +92,7 @@ class RoofShare:
 
     @property
     def share_high(self) -> float:
+        """The high end of the share's interval (the measurement's interval over the roof)."""
         return self.high / self.roof
 
 
@@ -129,7 +130,7 @@ class Ceilings:
 
     @property
     def ridge(self) -> float:
-        """FLOP per byte where the roofline bends: ``peak / bandwidth``."""
+        """The intensity where the roofline bends, ``peak / bandwidth`` (FLOP per byte)."""
         return self.peak.value / self.bandwidth.value
 
     @property

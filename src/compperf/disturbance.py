@@ -103,12 +103,12 @@ class Disturbance:
 
     @property
     def drift(self) -> float:
-        """``probe_after / probe_before``: 1 when the machine ran alike before and after."""
+        """The probe's drift, ``probe_after / probe_before`` (1 when the machine ran alike)."""
         return self.probe_after / self.probe_before if self.probe_before > 0 else 1.0
 
     @property
     def reasons(self) -> tuple[str, ...]:
-        """Which signals crossed their threshold: ``"steal"``, ``"pressure"``, ``"drift"``."""
+        """The signals over their threshold, among ``"steal"``, ``"pressure"``, ``"drift"``."""
         found = []
         if self.steal is not None and self.steal > _STEAL_THRESHOLD:
             found.append("steal")

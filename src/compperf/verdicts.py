@@ -101,7 +101,7 @@ class Ratio:
 
     @property
     def relative_width(self) -> float:
-        """``(high - low) / estimate``: how tightly the rounds pin the ratio."""
+        """How tightly the rounds pin the ratio, ``(high - low) / estimate`` (dimensionless)."""
         return (self.high - self.low) / self.estimate if self.estimate > 0 else math.inf
 
     def __str__(self) -> Text:
@@ -153,14 +153,17 @@ class Verdict:
 
     @property
     def yes(self) -> bool:
+        """True when the outcome is ``"yes"``."""
         return self.outcome == YES
 
     @property
     def no(self) -> bool:
+        """True when the outcome is ``"no"``."""
         return self.outcome == NO
 
     @property
     def unclear(self) -> bool:
+        """True when the outcome is ``"unclear"``."""
         return self.outcome == UNCLEAR
 
     def __bool__(self) -> bool:
@@ -206,6 +209,11 @@ def conclude(
     value : float, optional
         A number to report with the outcome.
 
+    Returns
+    -------
+    Verdict
+        Claim ``claim`` about ``subject``, its outcome decided from ``low`` and ``high``.
+
     Raises
     ------
     ValueError
@@ -244,6 +252,10 @@ class Comparison:
     def ratio(self, numerator: str, denominator: str) -> Ratio:
         """``time(numerator) / time(denominator)`` with its interval, round by round.
 
+        Returns
+        -------
+        Ratio
+
         Raises
         ------
         KeyError
@@ -263,6 +275,25 @@ class Comparison:
 
         "yes" when the ratio's interval lies below ``1 / margin``, "no" when it lies at or
         above it (the same speed counts as not faster), "unclear" otherwise.
+
+        Parameters
+        ----------
+        candidate, baseline : str
+            Variants of this comparison.
+        margin : float, default 1.05
+            How much faster counts as faster: the ratio must lie below ``1 / margin``.
+        subject : str, optional
+            What the verdict is of; defaults to ``"candidate vs baseline"``.
+
+        Returns
+        -------
+        Verdict
+            Claim ``"faster"``; :attr:`Verdict.value` is the ratio's estimate.
+
+        Raises
+        ------
+        KeyError
+            If either name is not one of :attr:`names`.
         """
         ratio = self.ratio(candidate, baseline)
         return conclude(
