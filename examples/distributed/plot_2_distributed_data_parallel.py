@@ -415,7 +415,9 @@ else:
 fig, ax = plt.subplots(figsize=(7, 3.5))
 medians = [torch.tensor(seconds[name]).median().item() * 1e3 for name in names]
 ax.bar(range(len(names)), medians, color=["C0"] * (len(names) - 1) + ["C7"])
-ax.set_xticks(range(len(names)), [*names[:-1], compperf.tr("after backward")])
+caps = [float(name.split()[0]) for name in names[:-1]]  # "25 MB" -> 25.0
+ticks = [compperf.tr("{cap:g} MB", cap=cap) for cap in caps]
+ax.set_xticks(range(len(names)), [*ticks, compperf.tr("after backward")])
 ax.set_xlabel(compperf.tr("bucket_cap_mb"))
 ax.set_ylabel(compperf.tr("time per step, rank 0 (ms)"))
 ax.set_title(

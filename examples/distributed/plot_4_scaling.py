@@ -303,13 +303,21 @@ compute = [np.median(rank0["times"][name]["compute"]) * 1e3 for name in names]
 comm = [
     np.median(rank0["times"][name]["communication"]) * 1e3 for name in names
 ]
+# The configurations' names in the reader's language, for the figure's axis.
+label = {
+    "1 rank, 1 thread": compperf.tr("1 rank, 1 thread"),
+    "1 rank, 2 threads": compperf.tr("1 rank, 2 threads"),
+    "2 ranks, half batch": compperf.tr("2 ranks, half batch"),
+    "2 ranks, whole batch": compperf.tr("2 ranks, whole batch"),
+}
+rows = [label[name] for name in names]
 ax.barh(
-    names,
+    rows,
     compute,
     color="C0",
     label=compperf.tr("compute (forward and backward)"),
 )
-ax.barh(names, comm, left=compute, color="C3", label=compperf.tr("all-reduce"))
+ax.barh(rows, comm, left=compute, color="C3", label=compperf.tr("all-reduce"))
 ax.invert_yaxis()
 ax.set_xlabel(compperf.tr("time per step, rank 0 (ms)"))
 ax.set_title(compperf.tr("One training step, {batch} rows in total or per rank",

@@ -67,12 +67,12 @@ indices = {
     "stride 16": order.view(-1, 16).t().reshape(-1),
     "random": torch.randperm(n, device=device),
 }
-with compperf.i18n.parts():  # Names inside the sentences below.
-    labels = {
-        "in order": compperf.tr("in order"),
-        "stride 16": compperf.tr("stride 16"),
-        "random": compperf.tr("random"),
-    }
+# Names inside the sentences below and on the figure's axis.
+labels = {
+    "in order": compperf.tr("in order"),
+    "stride 16": compperf.tr("stride 16"),
+    "random": compperf.tr("random"),
+}
 reads = compperf.interleave(
     {
         name: (lambda i=i: torch.index_select(x, 0, i, out=out))
