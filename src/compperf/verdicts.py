@@ -205,7 +205,7 @@ def conclude(
         The claim holds ("yes") when the whole interval lies below this value, does not
         ("no") when the whole interval lies at or above it, and is "unclear" otherwise.
     disturbed : bool
-        Recorded with the verdict: the numbers came from a disturbed machine.
+        The numbers came from a disturbed machine: the outcome is then "unclear".
     value : float, optional
         A number to report with the outcome.
 
@@ -221,7 +221,10 @@ def conclude(
     """
     if not low <= high:
         raise ValueError(f"need low <= high for {subject!r}, got low={low}, high={high}")
-    outcome = YES if high < below else NO if low >= below else UNCLEAR
+    # A disturbed machine decides nothing: its stalls need not hit every round alike, and a
+    # verdict that a quiet run would reverse is the worst thing a page can print.
+    decided = YES if high < below else NO if low >= below else UNCLEAR
+    outcome = UNCLEAR if disturbed else decided
     return _note(Verdict(claim, subject, outcome, low, high, below, disturbed, value))
 
 

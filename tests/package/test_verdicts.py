@@ -46,6 +46,12 @@ def test_conclude_is_three_way(low, high, outcome):
     assert [verdict.yes, verdict.no, verdict.unclear].count(True) == 1
 
 
+def test_a_disturbed_machine_decides_nothing():
+    verdict = compperf.conclude("faster", "a vs b", 0.5, 0.6, below=1, disturbed=True)
+    assert verdict.unclear
+    assert verdict.disturbed
+
+
 def test_a_verdict_is_not_a_bool():
     verdict = compperf.conclude("faster", "a vs b", 0.5, 0.6, below=1)
     with pytest.raises(TypeError, match=r"verdict\.unclear"):
@@ -126,10 +132,13 @@ def _variants(clock, costs, stall_at=None):
 
 
 @pytest.fixture
-def clock(monkeypatch):
+def clock(monkeypatch, tmp_path):
     fake = FakeClock()
     monkeypatch.setattr(verdicts, "_clock", fake)
     monkeypatch.setattr(disturbance, "_clock", fake)
+    # A quiet machine: the real counters, read over fake seconds, would look disturbed.
+    monkeypatch.setattr(disturbance, "_PROC_STAT", tmp_path / "absent")
+    monkeypatch.setattr(disturbance, "_CPU_PRESSURE", tmp_path / "absent")
     return fake
 
 
