@@ -39,12 +39,22 @@ ALLOWED_NAMES = frozenset(
         "cuda",
         "mps",
         "eager",  # PyTorch's eager mode: Russian writes "eager-режим", as its community does
+        # torch.distributed's backends, and "rank", which Chinese PyTorch texts keep as is
+        "gloo",
+        "nccl",
+        "rank",
+        "roofline",  # the model's name, which Russian texts keep ("модель roofline")
+        "DataLoader",  # a PyTorch class
+        "Amdahl",  # a person: Amdahl's law
+        "KiB",  # binary unit symbols
+        "MiB",
+        "GiB",
     }
 )
 # A Latin word of two letters or more (single letters: index headings, variables).
 _WORD = re.compile(r"[A-Za-z'’][A-Za-z'’-]*[A-Za-z]")
 # A whitespace-separated chunk that is code: a dotted or snake_case name, a call, a file.
-_CODE_CHUNK = re.compile(r"\S*(?:[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z0-9]\.[A-Za-z]|\(\))\S*")
+_CODE_CHUNK = re.compile(r"\S*(?:[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z0-9]\.[A-Za-z]|\(\)|\w\[)\S*")
 _TAG = re.compile(r"<[^>]+>")
 
 # Inside the article, only these are the site's interface (the rest is the page itself).
