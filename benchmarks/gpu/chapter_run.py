@@ -78,7 +78,12 @@ def main(chapter: str, description: str, argv: list[str] | None = None) -> int:
     env = compperf.environment(device)
     print(env)
     results = [run_example(script, args.out.resolve(), args.timeout) for script in scripts]
-    summary = {"environment": str(env), "device": env.device, "examples": results}
+    summary = {
+        "environment": str(env),
+        "device": env.device,
+        "gpus": compperf.num_gpus(),  # NCCL pages need one per rank
+        "examples": results,
+    }
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     print(f"outputs in {args.out}")
     return 0 if all(r["returncode"] == 0 for r in results) else 1
