@@ -84,13 +84,17 @@ def test_example_prints_the_same_claims_in_gallery_order(path: Path) -> None:
     Lines whose text changes between two runs of the example alone (a timing-dependent
     verdict, say) are noise, not order effects, and are left out of the comparison. So
     are as many sentences as verdicts came out differently in the two runs (yes or no in
-    one, unclear in the other: a busy machine); a verdict never flips from yes to no.
+    one, unclear in the other: a busy machine); a verdict never flips from yes to no
+    between gallery order and a run alone, unless a second run alone does not flip (a
+    ratio near its threshold, decided one way in one process and the other way in
+    another: noise of the machine, not an effect of the order).
     """
     first = alone(path).check()
     ordered = in_order(path.parent.name)[path.name].check()
     lost = _missing(first.claims, ordered.claims)
     gained = _missing(ordered.claims, first.claims)
-    if lost or gained:
+    second = None
+    if lost or gained or verdict_flips(first.verdicts, ordered.verdicts):
         second = run_alone(path).check()
         lost = _missing(lost, _missing(first.claims, second.claims))  # stable lines only
         gained = _missing(gained, second.claims)
@@ -105,6 +109,9 @@ def test_example_prints_the_same_claims_in_gallery_order(path: Path) -> None:
         f"only in gallery order: {sorted(gained.elements())}\n"
         f"verdicts that changed outcome: {changes}"
     )
-    assert not verdict_flips(first.verdicts, ordered.verdicts), differences
+    flips = verdict_flips(first.verdicts, ordered.verdicts)
+    if flips and second is not None:
+        flips = verdict_flips(second.verdicts, ordered.verdicts)
+    assert not flips, differences
     assert sum(lost.values()) <= len(changes), differences
     assert sum(gained.values()) <= len(changes), differences
