@@ -7,6 +7,7 @@ from compperf.devices import as_device, num_gpus, synchronize, try_all_gpus, try
 from compperf.disturbance import Disturbance, watch
 from compperf.environment import Environment, environment
 from compperf.i18n import language, say, tr, tr_plural, use_language
+from compperf.inductor_cache import InductorCache, inductor_cache
 from compperf.launch import RankResults, run_ranks
 from compperf.measure import Measurement, compare, measure
 from compperf.reporting import shown_warnings
@@ -20,6 +21,7 @@ __all__ = [
     "Comparison",
     "Disturbance",
     "Environment",
+    "InductorCache",
     "Measurement",
     "RankResults",
     "Ratio",
@@ -34,6 +36,7 @@ __all__ = [
     "crossover",
     "environment",
     "format_time",
+    "inductor_cache",
     "interleave",
     "language",
     "measure",

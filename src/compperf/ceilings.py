@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 
 import torch
@@ -182,6 +183,30 @@ class Ceilings:
         rate = _rate(measurement, flops, measurement.description)
         bound = "memory" if intensity < self.ridge else "compute"
         return RoofShare(intensity, self.roof(intensity), rate.value, rate.low, rate.high, bound)
+
+    def peak_share(self, measurement: Measurement, flops: float) -> RoofShare:
+        """The share of the measured peak FLOP/s that an operation reaches.
+
+        For a matrix product or a whole model, whose bytes moved are not counted: only the
+        compute roof applies, so :attr:`RoofShare.intensity` is ``math.inf``.
+
+        Parameters
+        ----------
+        measurement : Measurement
+            Seconds per call (e.g. from :func:`compperf.measure` on the same device).
+        flops : float
+            FLOP per call (e.g. ``2 * n**3`` for an ``n x n`` product, or
+            ``torch.utils.flop_counter.FlopCounterMode``'s total).
+
+        Raises
+        ------
+        ValueError
+            If ``flops`` is not positive.
+        """
+        if flops <= 0:
+            raise ValueError(f"need flops > 0, got {flops}")
+        rate = _rate(measurement, flops, measurement.description)
+        return RoofShare(math.inf, self.peak.value, rate.value, rate.low, rate.high, "compute")
 
     def __str__(self) -> Text:
         with parts():

@@ -5,11 +5,15 @@ from __future__ import annotations
 import dataclasses
 import platform
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 
 from compperf.devices import as_device
 from compperf.i18n import Text, paragraph, parts, tr, tr_plural
+
+if TYPE_CHECKING:
+    from compperf.ceilings import Ceilings
 
 __all__ = ["Environment", "environment"]
 
@@ -42,6 +46,9 @@ class Environment:
         Python version.
     platform : str
         Operating system and machine architecture.
+    ceilings : Ceilings or None
+        The device's measured ceilings (peak FLOP/s, bandwidth, overhead) when
+        :func:`environment` was asked for them; their text follows the description.
     """
 
     device: str
@@ -54,6 +61,7 @@ class Environment:
     num_threads: int
     python: str
     platform: str
+    ceilings: Ceilings | None = None
 
     def __str__(self) -> Text:
         # One message, wrapped as a paragraph in the reader's language; the words inside
@@ -79,7 +87,13 @@ class Environment:
                 threads=tr_plural("{n} torch thread", "{n} torch threads", self.num_threads),
                 accelerators=", ".join(self.accelerators) if self.accelerators else tr("none"),
             )
-        return paragraph(text, _TEXT_WIDTH)
+            if self.ceilings is not None:
+                description = paragraph(text, _TEXT_WIDTH)
+                limits = str(self.ceilings)
+        if self.ceilings is None:
+            return paragraph(text, _TEXT_WIDTH)
+        # Two paragraphs, recorded as one message so a docs build replaces both at once.
+        return tr("{description}\n{ceilings}", description=description, ceilings=limits)
 
 
 def _cpu_model() -> str:
@@ -110,13 +124,18 @@ def _device_name(device: torch.device, cpu: str) -> str:
     return cpu
 
 
-def environment(device: str | torch.device | None = None) -> Environment:
+def environment(
+    device: str | torch.device | None = None, *, with_ceilings: bool = False
+) -> Environment:
     """Describe this machine and the device that measurements will run on.
 
     Parameters
     ----------
     device : str, torch.device or None
         The device of interest; ``None`` means :func:`compperf.try_gpu`.
+    with_ceilings : bool, default False
+        Also measure (once per process, see :func:`compperf.ceilings`) the device's peak
+        FLOP/s, bandwidth and per-call overhead in float32: a few seconds the first time.
 
     Returns
     -------
@@ -149,4 +168,11 @@ def environment(device: str | torch.device | None = None) -> Environment:
         num_threads=torch.get_num_threads(),
         python=platform.python_version(),
         platform=f"{platform.system()} {platform.release()} ({platform.machine()})",
+        ceilings=_measured_ceilings(target) if with_ceilings else None,
     )
+
+
+def _measured_ceilings(device: torch.device) -> Ceilings:
+    from compperf.ceilings import ceilings  # ceilings imports measure, which imports this
+
+    return ceilings(device)

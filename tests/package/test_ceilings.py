@@ -132,3 +132,28 @@ def test_cache_sizes_read_sysfs(tmp_path):
         (folder / "size").write_text(f"{size}\n")
     assert compperf.cache_sizes(tmp_path) == {1: 32 * 2**10, 2: 512 * 2**10, 3: 32 * 2**20}
     assert compperf.cache_sizes(tmp_path / "missing") == {}
+
+
+def test_peak_share_is_the_share_of_the_measured_peak(fake_machine):
+    found = compperf.ceilings("cpu", sizes=(1024,))
+    flops = 2 * 512**3
+    half_speed = compperf.Measurement.from_times(
+        [flops / (PEAK / 2)] * 5, description="512 matmul", device="cpu"
+    )
+    share = found.peak_share(half_speed, flops)
+    assert share.share == pytest.approx(0.5)
+    assert share.roof == pytest.approx(PEAK)
+    assert share.bound == "compute"
+    with pytest.raises(ValueError, match="flops > 0"):
+        found.peak_share(half_speed, 0)
+
+
+def test_environment_includes_the_ceilings_when_asked(fake_machine):
+    plain = compperf.environment("cpu")
+    assert plain.ceilings is None
+    assert "Ceilings of" not in str(plain)
+    described = compperf.environment("cpu", with_ceilings=True)
+    assert described.ceilings is compperf.ceilings("cpu")  # measured once, then cached
+    first, second = str(described).split("\n", 1)
+    assert first.startswith("Measured on cpu") or "Measured on cpu" in str(described)
+    assert "Ceilings of cpu" in second
