@@ -160,7 +160,7 @@ def test_streams_page_says_what_it_measured():
         text,
         p["cpu"],
         {
-            "yes": "a copy in a second thread overlapped",
+            "yes": "On the CPU, a copy in a second thread overlapped",
             "no": "a copy in a second thread did not overlap a one-thread matrix product "
             "measurably here",
             "unclear": "whether a copy in a second thread overlapped",
