@@ -1,8 +1,9 @@
-"""Whether ``torch.compile`` compiled from scratch or loaded Inductor's cached graphs.
+"""Whether ``torch.compile`` generated its code or loaded it from Inductor's caches on disk.
 
-A compile time is only a cold compile when Inductor's caches held none of the graphs:
-an earlier run (an earlier docs build, an earlier call of the script) leaves compiled
-graphs in the FX graph cache on disk, and the next compile of the same code loads them.
+An earlier run (an earlier docs build, an earlier call of the script) leaves compiled graphs
+in Inductor's FX graph cache and AOTAutograd's cache on disk, and the next compile of the
+same code loads them: its first call is a warm start, shorter than a cold compile. A miss
+is not always fully cold either (the C++ or Triton code of a kernel may still be cached).
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ class InductorCache:
     Attributes
     ----------
     hits, misses : int
-        Graphs loaded from the cache, and graphs compiled because the cache lacked them
-        (``torch._dynamo.utils.counters["inductor"]["fxgraph_cache_hit"]`` and
-        ``["fxgraph_cache_miss"]``, counted by ``torch/_inductor/codecache.py``).
+        Graphs loaded from the caches, and graphs whose code was generated because the FX
+        graph cache lacked them (``torch._dynamo.utils.counters``: ``["inductor"]
+        ["fxgraph_cache_hit"]`` or ``["aot_autograd"]["autograd_cache_hit"]``, and
+        ``["inductor"]["fxgraph_cache_miss"]``; counted by ``torch/_inductor/codecache.py``
+        and ``torch/_functorch/_aot_autograd/autograd_cache.py``).
     """
 
     hits: int = 0
@@ -33,18 +36,22 @@ class InductorCache:
 
     @property
     def state(self) -> str:
-        """``"cold"`` (only misses), ``"warm"`` (only hits), ``"mixed"`` or ``"none"``."""
+        """``"miss"`` (every graph generated anew), ``"hit"`` (every graph loaded from the
+        cache: a warm start), ``"mixed"``, or ``"none"`` (nothing compiled)."""
         if self.hits and self.misses:
             return "mixed"
-        return "warm" if self.hits else "cold" if self.misses else "none"
+        return "hit" if self.hits else "miss" if self.misses else "none"
 
     def __str__(self) -> Text:
-        if self.state == "cold":
-            return tr("a cold compile: Inductor's cache held none of its graphs")
-        if self.state == "warm":
-            return tr("not a cold compile: Inductor loaded its graphs from an earlier run's cache")
+        if self.state == "miss":
+            return tr("cache miss: Inductor generated the code of its graphs anew")
+        if self.state == "hit":
+            return tr("cache hit: Inductor loaded compiled code from its caches on disk (a warm "
+                      "start); a cold compile takes longer")  # fmt: skip
         if self.state == "mixed":
-            return tr("partly cold: Inductor loaded some of its graphs from its cache")
+            return tr(
+                "Inductor loaded some graphs from its caches on disk and generated the others"
+            )
         return tr("Inductor compiled no graph here")
 
 
@@ -56,7 +63,7 @@ def inductor_cache() -> Iterator[InductorCache]:
     ------
     InductorCache
         Filled in when the block ends; ``str()`` of it says, in the reader's language,
-        whether the compiles were cold.
+        whether the code came from the caches.
 
     Notes
     -----
@@ -66,9 +73,17 @@ def inductor_cache() -> Iterator[InductorCache]:
     from torch._dynamo.utils import counters
 
     found = InductorCache()
-    before = counters["inductor"]["fxgraph_cache_hit"], counters["inductor"]["fxgraph_cache_miss"]
+
+    def lookups() -> tuple[int, int, int]:
+        return (counters["inductor"]["fxgraph_cache_hit"],
+                counters["aot_autograd"]["autograd_cache_hit"],
+                counters["inductor"]["fxgraph_cache_miss"])  # fmt: skip
+
+    before = lookups()
     try:
         yield found
     finally:
-        found.hits = counters["inductor"]["fxgraph_cache_hit"] - before[0]
-        found.misses = counters["inductor"]["fxgraph_cache_miss"] - before[1]
+        fx_hits, autograd_hits, misses = (n - m for n, m in zip(lookups(), before, strict=True))
+        # A graph AOTAutograd's cache holds is usually looked up in Inductor's too: one hit.
+        found.hits = max(fx_hits, autograd_hits)
+        found.misses = misses

@@ -1,4 +1,4 @@
-"""compperf.inductor_cache: a compile time is called cold only when Inductor compiled."""
+"""compperf.inductor_cache: a first call is a warm start only when the caches held its graphs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import compperf
 
 @pytest.mark.parametrize(
     ("hits", "misses", "state"),
-    [(0, 2, "cold"), (3, 0, "warm"), (1, 1, "mixed"), (0, 0, "none")],
+    [(0, 2, "miss"), (3, 0, "hit"), (1, 1, "mixed"), (0, 0, "none")],
 )
 def test_state_follows_the_cache_lookups_inside_the_block(hits, misses, state):
     counters["inductor"]["fxgraph_cache_hit"] += 5  # lookups before the block do not count
@@ -38,4 +38,4 @@ def test_a_second_compile_of_the_same_code_is_warm(tmp_path, monkeypatch):
         with compperf.inductor_cache() as cache:
             torch.compile(chain)(x)
         states.append(cache.state)
-    assert states == ["cold", "warm"]
+    assert states == ["miss", "hit"]
