@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from playwright.sync_api import Page
-from sitecheck import browser, layout
+from sitecheck import layout
 
 PHONE = {"width": 390, "height": 844}
 # Where the reading path is on the home page (docs/index.md) and the chapters' toctree
@@ -151,10 +151,19 @@ def test_phone_switcher_is_on_the_page(
             problems.append(f"{language}/{path}: the switcher is outside the screen: {box}")
         elif box["y"] > PHONE["height"]:
             problems.append(f"{language}/{path}: the switcher is below the first screen: {box}")
+        # Each of its links, tapped on the page, leads to the same page in that language.
         for other in others:
-            link = bar.locator(f"a[href$='{other}/{path}'], a[href*='/{other}/{path}']")
-            if link.count() != 1 or not link.first.is_visible():
+            page.goto(f"{site_url}{language}/{path}", wait_until="load")
+            link = page.locator(f".compperf-language-bar a[hreflang][href$='{other}/{path}']")
+            if link.count() != 1 or not link.is_visible():
                 problems.append(f"{language}/{path}: no visible link to {other}/{path} on the page")
-        # Following them leads to the same page in each language.
-        problems += browser.switcher_problems(page, site_url, language, path, others)
+                continue
+            with page.expect_navigation() as navigation:
+                link.click()
+            response = navigation.value
+            if page.url != f"{site_url}{other}/{path}" or response is None or not response.ok:
+                problems.append(
+                    f"{language}/{path}: the switcher's {other} link led to {page.url} "
+                    f"({response.status if response else 'no response'})"
+                )
     assert not problems, "\n".join(problems)
