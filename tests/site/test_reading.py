@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Page
 from sitecheck import layout
 
@@ -167,3 +168,42 @@ def test_phone_switcher_is_on_the_page(
                     f"({response.status if response else 'no response'})"
                 )
     assert not problems, "\n".join(problems)
+
+
+def _figures(html: Path) -> list[dict[str, str]]:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+    return [
+        {"src": img.get("src", ""), "srcset": img.get("srcset", "")}
+        for img in soup.select("img.sphx-glr-single-img, img.sphx-glr-multi-img")
+    ]
+
+
+def test_figures_keep_their_sharp_copy_in_every_language(
+    site_root: Path, languages: list[str], language: str
+) -> None:
+    """A figure with a 2x copy in English (image_srcset) has one, drawn in the language."""
+    problems, sharp = [], 0
+    for path in layout.example_pages(site_root, languages[0]):
+        english = _figures(site_root / languages[0] / path)
+        here = (
+            _figures(site_root / language / path) if (site_root / language / path).is_file() else []
+        )
+        for number, (source, figure) in enumerate(zip(english, here, strict=False), start=1):
+            if "2.00x" not in source["srcset"]:
+                continue
+            sharp += 1
+            entries = [entry.split() for entry in figure["srcset"].split(",") if entry.strip()]
+            copy = next((e[0] for e in entries if e[1:] == ["2.00x"]), None)
+            if copy is None:
+                problems.append(f"{language}/{path}: figure {number} lost its 2x copy")
+                continue
+            file = (site_root / language / path).parent / copy
+            if not file.is_file():
+                problems.append(f"{language}/{path}: figure {number}'s 2x copy {copy} is missing")
+            elif language != languages[0] and not copy.endswith(f".{language}.png"):
+                problems.append(f"{language}/{path}: figure {number}'s 2x copy is the English one")
+    assert not problems, "\n".join(problems)
+    if not sharp:
+        pytest.skip("no English figure has a 2x copy yet (examples run before image_srcset)")
