@@ -207,3 +207,23 @@ def test_figures_keep_their_sharp_copy_in_every_language(
     assert not problems, "\n".join(problems)
     if not sharp:
         pytest.skip("no English figure has a 2x copy yet (examples run before image_srcset)")
+
+
+def test_phone_screenshots(
+    site_url: str,
+    site_root: Path,
+    language: str,
+    new_page: Callable[..., Page],
+    screenshots: Path,
+) -> None:
+    """Full-page screenshots at 390 px, light and dark, beside the desktop ones."""
+    saved = []
+    for label in ("light", "dark"):
+        page = _phone_page(new_page, color_scheme=label)
+        for path in _reading_pages(site_root, language):
+            page.goto(f"{site_url}{language}/{path}", wait_until="networkidle")
+            name = path.removesuffix(".html").replace("/", "_")
+            target = screenshots / language / "phone" / f"{name}-{label}.png"
+            page.screenshot(path=target, full_page=True)
+            saved.append(target)
+    assert all(path.stat().st_size > 10_000 for path in saved)
