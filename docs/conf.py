@@ -34,6 +34,8 @@ extensions = [
     "notfound.extension",
     "compperf_docs",  # per-language URLs, provenance check, root page (docs/_ext/)
 ]
+# The home page's "This edition" list, from the examples' records (docs/_ext/compperf_edition.py).
+extensions.append("compperf_edition")
 exclude_patterns = [
     "_build",
     "Thumbs.db",
@@ -74,6 +76,9 @@ sphinx_gallery_conf = gallery.gallery_conf(
     PROJECT.chapters,
     pages_url=f"{PROJECT.site_url}{PROJECT.codes[0]}/",
 )
+# Reading (issue 21): a 2x image beside each figure for sharp screens (the page links
+# the full size, _static/compperf.js).
+sphinx_gallery_conf["image_srcset"] = ["2x"]
 
 # -- Executable MyST pages (myst-nb) -----------------------------------------
 myst_enable_extensions = ["colon_fence", "deflist"]
@@ -115,6 +120,7 @@ html_theme = "furo"
 html_title = "compperf"
 html_static_path = ["_static"]
 html_css_files = ["compperf.css"]
+html_js_files = [("compperf.js", {"defer": "defer"})]
 templates_path = ["_templates"]
 # furo's sidebar, plus the language switcher under the search box.
 html_sidebars = {

@@ -16,7 +16,8 @@ processes with PyTorch's launcher, ``torchrun``.
 # The machine
 # -----------
 # The first line says which device and software produced the numbers below.
-# As in the previous example, two ranks talk through NCCL when there is a GPU
+# As in the previous example,
+# :doc:`/auto_examples/distributed/plot_1_data_parallel_from_scratch`, two ranks talk through NCCL when there is a GPU
 # for each, else through gloo on the CPU.
 
 import matplotlib.pyplot as plt
@@ -49,7 +50,8 @@ print(
 # The script below does four things on each rank, and writes what it saw to
 # ``rank<r>.json``:
 #
-# 1. It trains the small model of the previous example with DDP and with the
+# 1. It trains the small model of the previous example
+#    (:doc:`/auto_examples/distributed/plot_1_data_parallel_from_scratch`) with DDP and with the
 #    hand-written all-reduce, to compare their parameters.
 # 2. It builds a deeper model (``DEPTH`` layers of ``WIDTH`` by ``WIDTH``) once
 #    per bucket size, and times training steps in rounds: each round runs
@@ -253,7 +255,8 @@ disturbed = watched.disturbance.disturbed
 # %%
 # DDP computes what the hand-written version computes
 # ---------------------------------------------------
-# DDP averages the gradients over the ranks, as the previous example did by
+# DDP averages the gradients over the ranks, as the previous example
+# (:doc:`/auto_examples/distributed/plot_1_data_parallel_from_scratch`) did by
 # hand; with the same seed, data and steps, the parameters must agree to
 # rounding.
 TOLERANCE = 1e-5

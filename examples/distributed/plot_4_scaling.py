@@ -386,7 +386,8 @@ for report in run.ranks:
 # 1. From the table above, what would the strong-scaling time of two ranks
 #    be if the all-reduce cost nothing?
 # 2. What bandwidth does the all-reduce of this model's gradients reach?
-#    Compare it with the ``β`` of the previous page.
+#    Compare it with the ``β`` of the previous page,
+#    :doc:`/auto_examples/distributed/plot_3_communication_costs`.
 # 3. Why is weak scaling the easier of the two to do well?
 #
 # Answers

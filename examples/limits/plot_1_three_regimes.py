@@ -248,4 +248,5 @@ print(
 # size, so once the fixed cost is shared out, nothing else changes. A larger
 # matrix product reuses every value it loads ``n`` times, so it keeps more of
 # the work in registers and caches, and only the arithmetic units limit it.
-# The next page measures that limit.
+# The next page, :doc:`/auto_examples/limits/plot_2_ceilings`, measures that
+# limit.

@@ -261,7 +261,8 @@ else:
 # keeps them for the device, dtype and thread count: the peak over a few
 # matrix sizes, the copy bandwidth with a working set of at least 4x the
 # last cache, and the per-call cost of an addition of one element. The next
-# page draws its roofline from them. On a CPU it uses one thread, as the
+# page, :doc:`/auto_examples/limits/plot_3_roofline`, draws its roofline from
+# them. On a CPU it uses one thread, as the
 # other pages of this chapter do.
 
 limits = compperf.ceilings(

@@ -14,7 +14,8 @@ matplotlib``, and compperf as :ref:`run-yourself` explains.
 # The machine and its ceilings
 # ----------------------------
 # The first line says which device and software produced every number below;
-# the second gives the ceilings of the previous page, measured once per
+# the second gives the ceilings of the previous page,
+# :doc:`/auto_examples/limits/plot_2_ceilings`, measured once per
 # process by ``compperf.ceilings``. On a CPU this page uses one thread, as the
 # previous pages do.
 

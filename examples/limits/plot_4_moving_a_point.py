@@ -15,7 +15,8 @@ page says so and moves the other points.
 # %%
 # The machine and its ceilings
 # ----------------------------
-# As on the previous pages: the provenance, then the ceilings that
+# As on the previous pages (:doc:`/auto_examples/limits/plot_2_ceilings`,
+# :doc:`/auto_examples/limits/plot_3_roofline`): the provenance, then the ceilings that
 # ``compperf.ceilings`` measured once in this process (one thread on a CPU).
 
 import time
@@ -56,7 +57,8 @@ points = {}  # name: (intensity, FLOP/s)
 # kernel (on a CPU, C++ code that Inductor generates): it reads ``x`` once and
 # writes the result once, 8 bytes per element for the same 4 FLOP. The
 # intensity rises fourfold; whether the time falls is for the measurement to
-# say. The compilers chapter shows how the graph is captured.
+# say. The chapter :doc:`/auto_examples/compilers/index` shows how the graph is
+# captured.
 
 
 def chain(x):

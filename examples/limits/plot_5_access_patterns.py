@@ -187,7 +187,8 @@ for candidate, baseline in (
 # the latency of wherever the chain lives (a cache, or memory). The chain is
 # a random cycle built with ``torch.randperm``. It is followed in plain
 # Python over an ``array`` of its values, because a tensor operation per
-# step would cost microseconds of overhead (page 1) and hide the latency;
+# step would cost microseconds of overhead
+# (:doc:`/auto_examples/limits/plot_1_three_regimes`) and hide the latency;
 # each step also pays Python's own few tens of nanoseconds.
 
 

@@ -39,7 +39,8 @@ print(compperf.environment(device))
 # ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS`` were set when the process
 # started. ``torch.get_num_threads()`` is the same count for operators that
 # split their work (intra-op); ``torch.get_num_interop_threads()`` is the pool
-# that runs independent TorchScript tasks (next page).
+# that runs independent TorchScript tasks (next page,
+# :doc:`/auto_examples/parallelism/plot_2_inter_op`).
 print(torch.__config__.parallel_info())
 max_threads = torch.get_num_threads()
 print(
@@ -414,4 +415,4 @@ torch.set_num_threads(max_threads)
 # 3. An element-wise operation reads and writes each value once and computes
 #    little: its speed is set by memory bandwidth, which one core may already
 #    use up, and which two virtual cores on one physical core share. The
-#    chapter on the machine's limits measures that ceiling.
+#    chapter :doc:`/auto_examples/limits/index` measures that ceiling.

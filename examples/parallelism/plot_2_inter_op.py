@@ -352,7 +352,8 @@ print(compperf.compare([starts, one_job]))
 # %%
 # 2. Not by themselves. Both threads queue kernels on the same CUDA stream, the
 #    current stream of the device, and a stream runs its kernels in order.
-#    Each thread would need its own stream (``torch.cuda.Stream``, next page),
+#    Each thread would need its own stream (``torch.cuda.Stream``, next page,
+#    :doc:`/auto_examples/parallelism/plot_3_streams_and_copies`),
 #    and even then kernels run side by side only when each leaves part of the
 #    GPU free.
 #

@@ -41,8 +41,8 @@ print(compperf.environment(device))
 #   pin_memory=True)`` or ``tensor.pin_memory()``), so that the copy engine
 #   can read it directly. From ordinary (pageable) memory the driver first
 #   copies into a pinned buffer of its own, on the CPU, and the copy does not
-#   overlap; this is what the *Dive into Deep Learning* measurement of
-#   "automatic parallelism" ran into.
+#   overlap; this is what the measurement of "automatic parallelism" in
+#   `Dive into Deep Learning <https://d2l.ai/>`__ ran into.
 #
 # Events (``torch.cuda.Event``) order the streams:
 # ``stream.wait_stream(other)`` or ``stream.wait_event(event)`` make later
@@ -332,7 +332,8 @@ print(cpu_comparison.disturbance)
 #    copy from overwriting data that is still being read.
 # 2. Little: from pageable memory the copy is staged through a pinned buffer
 #    by the CPU, so the CPU waits for most of it. ``pin_memory=True`` makes
-#    the ``DataLoader`` pin each batch in a thread of its own (next page).
+#    the ``DataLoader`` pin each batch in a thread of its own (next page,
+#    :doc:`/auto_examples/parallelism/plot_4_dataloader_workers`).
 # 3. Record one event before and one after the work on the default stream,
 #    then ``end.synchronize()`` and ``start.elapsed_time(end)``:
 if device.type == "cuda":

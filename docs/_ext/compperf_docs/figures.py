@@ -26,7 +26,7 @@ import struct
 import time
 import warnings
 import zlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -285,9 +285,22 @@ class _Drawn:
     alt: str
     problems: list[str]
     missing_glyphs: list[str]
+    # sphinx-gallery's image_srcset copies (factor -> PNG), drawn at factor x the dpi.
+    hidpi: dict[float, bytes] = field(default_factory=dict)
 
 
-def _draw(payload: bytes, table: Translations, where: str, fonts: list[str]) -> _Drawn:
+def _hidpi_path(png: Path, factor: float) -> Path:
+    """``x_001.png`` -> ``x_001_2_00x.png``, as sphinx-gallery names a srcset copy."""
+    return png.with_name(f"{png.stem}_{f'{factor:.2f}'.replace('.', '_')}x{png.suffix}")
+
+
+def _draw(
+    payload: bytes,
+    table: Translations,
+    where: str,
+    fonts: list[str],
+    hidpi: Sequence[float] = (),
+) -> _Drawn:
     import matplotlib
     import matplotlib.pyplot as plt
     from matplotlib.text import Text
@@ -326,6 +339,13 @@ def _draw(payload: bytes, table: Translations, where: str, fonts: list[str]) -> 
                 if to_rgba(value) != to_rgba(matplotlib.rcParams[f"figure.{attr}"]):
                     kwargs[attr] = value
             fig.savefig(buffer, format="png", **kwargs)
+            dpi = matplotlib.rcParams["savefig.dpi"]
+            dpi = fig.dpi if dpi == "figure" else dpi
+            copies = {}
+            for factor in hidpi:
+                copy = io.BytesIO()
+                fig.savefig(copy, format="png", **{**kwargs, "dpi": factor * dpi})
+                copies[factor] = copy.getvalue()
         drawn = [
             t
             for t in fig.findobj(Text)
@@ -348,7 +368,7 @@ def _draw(payload: bytes, table: Translations, where: str, fonts: list[str]) -> 
         alt = _matplotlib_fig_titles(fig).replace("\n", " ")
     finally:
         plt.close(fig)
-    return _Drawn(buffer.getvalue(), list(dict.fromkeys(shown)), alt, problems, missing)
+    return _Drawn(buffer.getvalue(), list(dict.fromkeys(shown)), alt, problems, missing, copies)
 
 
 def font_hint(language: Any) -> str:
@@ -501,12 +521,16 @@ def draw_languages(app: Sphinx) -> None:
                 )
             ).hexdigest()
             target = language_path(png, language)
-            if target.is_file() and png_texts(target).get(_KEY) == key:
+            # The image_srcset copies that the English build saved beside the PNG.
+            hidpi = [f for f in conf.get("image_srcset", []) if _hidpi_path(png, f).is_file()]
+            copies = {f: language_path(_hidpi_path(png, f), language) for f in hidpi}
+            current = all(path.is_file() for path in copies.values())
+            if current and target.is_file() and png_texts(target).get(_KEY) == key:
                 if index == thumbnail:
                     _thumbnail(target, example, language, conf, only_if_missing=True)
                 continue
             try:
-                result = _draw(payload, table, f"figure {png.name}", fonts)
+                result = _draw(payload, table, f"figure {png.name}", fonts, hidpi)
             except (pickle.UnpicklingError, AttributeError, ImportError, EOFError) as error:
                 problems.append(
                     f"{example.recording.example}: cannot read the pickled figure "
@@ -531,6 +555,8 @@ def draw_languages(app: Sphinx) -> None:
                 FONTS_KEY: json.dumps(font_files(fonts)),
             }
             target.write_bytes(_with_texts(result.png, texts))
+            for factor, path in copies.items():
+                path.write_bytes(_with_texts(result.hidpi[factor], texts))
             drawn += 1
             if index == thumbnail:
                 _thumbnail(target, example, language, conf)
@@ -589,10 +615,12 @@ class FigureLanguage(SphinxTransform):
             self.env.note_dependency(str(target))
             node["uri"] = _language_uri(uri, self.config.language)
             if node.get("srcset"):
+                entries = [entry.split() for entry in node["srcset"].split(",") if entry.strip()]
                 node["srcset"] = ", ".join(
-                    _language_uri(entry.strip(), self.config.language)
-                    for entry in node["srcset"].split(",")
-                    if len(entry.split()) == 1  # the 1x entry: no hidpi copies are drawn
+                    " ".join([_language_uri(entry[0], self.config.language), *entry[1:]])
+                    for entry in entries
+                    if len(entry) == 1  # the 1x entry, and each copy drawn in the language
+                    or language_path(srcdir / entry[0].lstrip("/"), self.config.language).is_file()
                 )
             alt = png_texts(target).get(_ALT_KEY)
             if alt:
