@@ -6,6 +6,7 @@ same pages as one unsharded build of the same sources.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import textwrap
@@ -283,3 +284,23 @@ def test_a_shard_without_records_or_pickles_is_incomplete(
     )
     docs = _project_copy(sharded.copies["one"], tmp_path / "target")
     assert shards.merge([shard], docs, examples).incomplete["one"] == ["plot_one.py"]
+
+
+def test_outputs_made_with_other_package_versions_are_refused_naming_them(
+    sharded: SimpleNamespace, tmp_path: Path
+) -> None:
+    shard = tmp_path / "shard"
+    shutil.copytree(sharded.copies["one"], shard, ignore=shutil.ignore_patterns("_build"))
+    account = shard / "auto_examples" / "one" / "plot_one.verdicts.json"
+    run = json.loads(account.read_text("utf-8"))
+    run["versions"]["torch"] = "0.0.1"
+    account.write_text(json.dumps(run), encoding="utf-8")
+    examples = sharded.copies["one"].parent / "examples"
+    assert shards.chapter_status(examples / "one", shard / "auto_examples" / "one") == (
+        [],
+        ["plot_one.py"],
+    )
+    docs = _project_copy(sharded.copies["one"], tmp_path / "target")
+    report = shards.merge([shard], docs, examples)
+    assert report.incomplete["one"] == ["plot_one.py"]
+    assert "made with torch 0.0.1 (installed: " in report.refused["one"]["plot_one.py"]

@@ -381,3 +381,20 @@ def test_removed_example_page_is_deleted_on_rebuild(tmp_path: Path) -> None:
     assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
     assert not page.exists()
     assert (docs / "_build" / "html" / "auto_examples" / "tiny" / "plot_sum.html").is_file()
+
+
+def test_outputs_kept_from_other_package_versions_are_made_again(tiny: SimpleNamespace) -> None:
+    """An example's outputs name the versions that made them; other versions run it again."""
+    from compperf_docs import recorded
+
+    account = tiny.docs / "auto_examples" / "tiny" / "plot_sum.verdicts.json"
+    run = json.loads(account.read_text("utf-8"))
+    assert run["versions"] == recorded.versions()
+    run["versions"]["matplotlib"] = "0.1"
+    account.write_text(json.dumps(run), encoding="utf-8")
+    generated = tiny.docs / "auto_examples" / "tiny" / "plot_sum.rst"
+    before = generated.stat().st_mtime_ns
+    result = _build(tiny.docs)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert generated.stat().st_mtime_ns != before  # executed again
+    assert json.loads(account.read_text("utf-8"))["versions"] == recorded.versions()

@@ -125,8 +125,9 @@ def forget_outputs_without_records(app: Sphinx) -> None:
     """Make sphinx-gallery run an example again whose outputs the other languages cannot show.
 
     An example executed before its messages were recorded (or whose sidecar or figure
-    pickles were lost) has current md5 stamps, so sphinx-gallery would not run it; its
-    stamp is deleted here. Only a build of the first language, which executes, and not
+    pickles were lost), or with other versions of torch, matplotlib, compperf or
+    sphinx-gallery (:func:`compperf_docs.recorded.outputs_problem`), has current md5
+    stamps, so sphinx-gallery would not run it; its stamp is deleted here. Only a build of the first language, which executes, and not
     one that must reuse merged outputs (it stops and names them instead).
     """
     from compperf_docs import shards
@@ -143,8 +144,9 @@ def forget_outputs_without_records(app: Sphinx) -> None:
             continue
         current, _stale = shards.chapter_status(Path(examples), gallery, complete=False)
         for name in current:
-            if not recorded.outputs_complete(gallery.parent.parent, gallery, Path(name).stem):
-                logger.info("compperf: %s has no recorded messages or figures: it runs again", name)
+            problem = recorded.outputs_problem(gallery.parent.parent, gallery, Path(name).stem)
+            if problem is not None:
+                logger.info("compperf: %s: %s: it runs again", name, problem)
                 (gallery / f"{name}.md5").unlink()
 
 
