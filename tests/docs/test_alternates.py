@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 from xml.etree import ElementTree
@@ -91,3 +92,31 @@ def test_rebuild_that_writes_no_page_keeps_the_sitemap(built: SimpleNamespace) -
 def test_root_page_names_the_languages_it_sends_readers_to(built: SimpleNamespace) -> None:
     links = _head_links(built.html / "index.html")
     assert links == {"en": f"{ROOT_URL}en/index.html", "x-default": ROOT_URL}
+
+
+def _sitemap_pages(html: Path) -> list[str]:
+    root = ElementTree.parse(html / "en" / "sitemap.xml").getroot()
+    return [url.findtext("{http://www.sitemaps.org/schemas/sitemap/0.9}loc") for url in root]
+
+
+def test_sitemap_after_an_incremental_build_lists_what_a_clean_build_lists(
+    built: SimpleNamespace, tmp_path: Path
+) -> None:
+    """A build that writes some pages (a new one, and the index that lists it) still lists
+    the pages it did not write."""
+    (built.docs / "guide" / "other.rst").write_text("Other\n=====\n\nText.\n", encoding="utf-8")
+    index = built.docs / "index.rst"
+    index.write_text(INDEX + "   guide/other\n", encoding="utf-8")
+    result = _build(built.site)
+    assert result.returncode == 0, result.stdout + result.stderr
+    incremental = _sitemap_pages(built.html)
+    clean = tiny_site.Site(tmp_path)
+    shutil.copytree(built.site.root, clean.root, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("_build"))  # fmt: skip
+    result = _build(clean)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert sorted(incremental) == sorted(
+        page.replace(str(tmp_path), str(built.site.root)) for page in _sitemap_pages(clean.html)
+    )
+    assert f"{ROOT_URL}en/guide/page.html" in incremental
+    assert len(incremental) == 3

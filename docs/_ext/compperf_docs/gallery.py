@@ -1,4 +1,10 @@
-"""sphinx-gallery settings shared by the site and its tiny test build."""
+"""sphinx-gallery settings shared by the site and its tiny test build.
+
+Also what runs around each example (:func:`reset_state`: the state handover, the
+recording of messages and verdicts) and when an example must run again (another
+notebook conversion, lost records, other package versions). About 360 lines, because
+the settings and the hooks they name belong together.
+"""
 
 from __future__ import annotations
 
@@ -87,8 +93,8 @@ def use_site_url(app: Sphinx, config: Config) -> None:
             workarounds.rewrite_first_notebook_cell(folder, cell)
 
 
-# Remembers, in each gallery folder, how its notebooks' Markdown was made: pandoc's options
-# and the Lua programs they name.
+# Remembers, in each gallery folder, how its notebooks' Markdown was made: pandoc's options,
+# the Lua programs they name and pandoc's version.
 _CONVERSION_STAMP = ".notebook_conversion"
 
 
@@ -96,7 +102,9 @@ def _conversion_recipe(conf: dict) -> str:
     options = conf.get("pypandoc") or {}
     programs = [notebook_markdown.READER, notebook_markdown.FILTER] if options else []
     digests = [hashlib.sha256(path.read_bytes()).hexdigest() for path in programs]
-    return "\n".join([json.dumps(options, sort_keys=True), *digests])
+    # Another pandoc may convert differently: a new version converts again.
+    version = [f"pandoc {notebook_markdown.pandoc_version()}"] if options else []
+    return "\n".join([json.dumps(options, sort_keys=True), *digests, *version])
 
 
 def forget_outputs_made_with_another_conversion(app: Sphinx) -> None:

@@ -10,6 +10,10 @@ Three steps, each a ``nox -s docs`` option (see README):
    folders into this one.
 3. ``-D compperf_reuse_outputs=1`` builds from the merged outputs: it stops before anything
    runs when an example has no current outputs, and fails if a MyST notebook executed.
+
+Why one module of about 380 lines: the three steps share one definition of "current
+outputs" (:func:`chapter_status`, :func:`stale_reasons`), which the merge, the build's
+refusal and the command line must agree on.
 """
 
 from __future__ import annotations
