@@ -246,12 +246,12 @@ def shared_run(path: Path | str, probe: str = "None") -> Run:
     wanted = _SHARED_PROBES.setdefault(path, [])
     if probe not in wanted:
         wanted.append(probe)
-    if path not in _SHARED_RUNS or probe not in _SHARED_RUNS[path][1]:
+    if path not in _SHARED_RUNS or probe not in {"None", *_SHARED_RUNS[path][1]}:
         probes = list(wanted)
         run = _run([path], {}, {}, {path.name: probes})[path.name]
         _SHARED_RUNS[path] = (run, probes, _PROBE_RESULTS.pop(path.name))
     run, probes, results = _SHARED_RUNS[path]
-    if run.error is not None:
+    if run.error is not None or probe not in probes:  # "None": no probe to evaluate
         return dataclasses.replace(run, probe=None)
     result = results[probes.index(probe)]
     return dataclasses.replace(run, probe=result["value"], error=result["error"])
