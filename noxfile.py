@@ -147,7 +147,8 @@ def tests(session: nox.Session) -> None:
     install_torch(session)
     session.install("-e", ".", "--group", "test")
     provide_dot(session)
-    session.run("pytest", *session.posargs)
+    # The ten slowest tests end every run's report: where the suite's minutes go.
+    session.run("pytest", "--durations=10", *session.posargs)
 
 
 def lowest_constraints(requirements: list[str]) -> list[str]:

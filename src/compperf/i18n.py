@@ -6,23 +6,33 @@ language chosen with :func:`use_language` (English unless a script chooses anoth
 fill in its named placeholders. While recording is on (the docs build turns it on around
 each example), every message is also kept with its values, so that the page can be shown
 in another language later with the same numbers, without running the example again.
+
+This module makes and renders messages (and formats their values, :class:`_ColumnFormatter`);
+its seams live beside it and are re-exported here: :mod:`compperf.catalogs` (reading the
+``.mo`` files), :mod:`compperf.recording` (what a docs build keeps),
+:mod:`compperf.text_layout` (display width, wrapping, tables) and :mod:`compperf.fonts`
+(the fonts figures are drawn with).
 """
 
 from __future__ import annotations
 
-import contextlib
 import gettext
-import importlib.metadata
 import re
 import string
 import sys
-import textwrap
-import unicodedata
-import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from compperf import catalogs, recording
+from compperf.catalogs import MissingTranslation
+from compperf.fonts import FONT_WHEELS, FONTS, add_wheel_fonts, use_fonts, wheel_fonts
+from compperf.recording import parts
+from compperf.recording import start as start_recording
+from compperf.recording import stop as stop_recording
+from compperf.text_layout import PARAGRAPH_WIDTH as _PARAGRAPH_WIDTH
+from compperf.text_layout import display_width, lay_out_table, wrap
 
 __all__ = [
     "FONTS",
@@ -49,15 +59,8 @@ __all__ = [
 
 LOCALES = Path(__file__).resolve().parent / "locales"
 SOURCE_LANGUAGE = "en"
-# Conclusions are printed as paragraphs of this many columns (a CJK character takes two).
-_PARAGRAPH_WIDTH = 70
 
 _language = SOURCE_LANGUAGE
-_recorded: list[dict[str, Any]] | None = None
-
-
-class MissingTranslation(LookupError):
-    """A message, or one of its plural forms, has no translation in a language's catalogs."""
 
 
 class Text(str):
@@ -100,75 +103,7 @@ def use_language(code: str) -> None:
     global _language
     _language = code
     if "matplotlib" in sys.modules:  # compperf never imports it; a script that draws has
-        _use_fonts(code)
-
-
-# Fonts that draw a language's script in figures, where DejaVu Sans (matplotlib's own,
-# which covers Latin and Cyrillic) cannot: Linux (Debian's fonts-noto-cjk), macOS, Windows.
-FONTS = {"zh_CN": ("Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei")}
-# Wheels on PyPI that ship the first of those fonts, for a machine that has none of them:
-# noto-cjk-sans-otc holds Noto Sans CJK 2.004 (OFL-1.1), the file Debian's fonts-noto-cjk
-# installs. The docs and tests sessions install it; compperf registers it with matplotlib
-# whenever it is installed (matplotlib itself only looks in the system's font folders).
-FONT_WHEELS = {"zh_CN": "noto-cjk-sans-otc"}
-_FONT_SUFFIXES = (".ttc", ".otc", ".otf", ".ttf")
-
-
-def wheel_fonts(code: str, wheel: str | None = None) -> list[Path]:
-    """The font files that language ``code``'s font wheel installed; none if it is not.
-
-    ``wheel`` names the distribution instead of :data:`FONT_WHEELS` (the docs build passes
-    the site's ``font-wheel``).
-    """
-    name = wheel or FONT_WHEELS.get(code)
-    if not name:
-        return []
-    try:
-        files = importlib.metadata.distribution(name).files or []
-    except importlib.metadata.PackageNotFoundError:
-        return []
-    return sorted(
-        Path(file.locate()).resolve() for file in files if file.suffix.lower() in _FONT_SUFFIXES
-    )
-
-
-def add_wheel_fonts(code: str, wheel: str | None = None) -> list[Path]:
-    """Make matplotlib know the fonts of ``code``'s font wheel (:data:`FONT_WHEELS`).
-
-    Returns the font files added or already known; none when the wheel is not installed.
-    """
-    from matplotlib import font_manager
-
-    paths = wheel_fonts(code, wheel)
-    known = {Path(entry.fname).resolve() for entry in font_manager.fontManager.ttflist}
-    for path in paths:
-        if path not in known:
-            font_manager.fontManager.addfont(str(path))
-    return paths
-
-
-def _install_hint(code: str) -> str:
-    wheel = FONT_WHEELS.get(code)
-    return (
-        f"python -m pip install {wheel}" if wheel else "install one"
-    ) + " (or on Debian or Ubuntu: apt-get install fonts-noto-cjk)"
-
-
-def _use_fonts(code: str) -> None:
-    """Let matplotlib fall back to the language's fonts for the glyphs DejaVu Sans lacks."""
-    from matplotlib import font_manager, rcParams
-
-    add_wheel_fonts(code)
-    installed = {font.name for font in font_manager.fontManager.ttflist}
-    fonts = [name for name in FONTS.get(code, ()) if name in installed]
-    if FONTS.get(code) and not fonts:
-        warnings.warn(
-            f"no font for {code} text in figures is installed (any of: "
-            f"{', '.join(FONTS[code])}); {_install_hint(code)}, "
-            "then delete matplotlib's font cache (matplotlib.get_cachedir())",
-            stacklevel=3,
-        )
-    rcParams["font.family"] = ["sans-serif", *fonts]
+        use_fonts(code)
 
 
 def language() -> str:
@@ -179,35 +114,25 @@ def language() -> str:
 @cache
 def _catalog(code: str) -> gettext.NullTranslations:
     """Every ``.mo`` file of a language, merged: the package's and each example's."""
-    merged = gettext.NullTranslations()
     if code == SOURCE_LANGUAGE:
-        return merged
-    files = sorted((LOCALES / code / "LC_MESSAGES").rglob("*.mo"))
-    translations = []
-    for path in files:
-        with path.open("rb") as handle:
-            translations.append(gettext.GNUTranslations(handle))
-    if not translations:
-        raise ValueError(f"no compiled catalogs (.mo) under {LOCALES / code}")
-    first, *rest = translations
-    # One lookup table: each catalog holds its own messages, and all share Plural-Forms.
-    for other in rest:
-        first._catalog.update(other._catalog)  # gettext has no public merge
-    return first
+        return gettext.NullTranslations()
+    return catalogs.load(LOCALES / code / "LC_MESSAGES")
 
 
 def _lookup(record: Mapping[str, Any], code: str, strict: bool) -> str:
-    message, plural, n = record["message"], record.get("plural"), record.get("n")
-    catalog = _catalog(code)
     if code == SOURCE_LANGUAGE:
-        return message if plural is None or n == 1 else plural
-    table = getattr(catalog, "_catalog", {})
-    found = table.get(message if plural is None else (message, catalog.plural(n)))
-    if found:
-        return found
-    if strict:
-        raise MissingTranslation(f"no {code} translation of {message!r}")
-    return message if plural is None or n == 1 else plural
+        plural, n = record.get("plural"), record.get("n")
+        return record["message"] if plural is None or n == 1 else plural
+    return catalogs.translate(_catalog(code), record, code, strict)
+
+
+def _render_table(table: Mapping[str, Any], code: str, strict: bool) -> str:
+    def cell(value: object) -> str:
+        return render(value, code, strict=strict) if isinstance(value, Mapping) else str(value)
+
+    title = cell(table["title"]) if table.get("title") else None
+    rows = [[cell(value) for value in row] for row in table["rows"]]
+    return lay_out_table(title, [cell(value) for value in table["header"]], rows)
 
 
 def _fields(message: str) -> set[str]:
@@ -269,8 +194,7 @@ def _value(value: object) -> object:
 
 def _make(record: dict[str, Any]) -> Text:
     text = Text(render(record, _language), record)
-    if _recorded is not None:
-        _recorded.append(record)
+    recording.keep(record)
     return text
 
 
@@ -320,8 +244,8 @@ def say(message: str | Text, /, **values: object) -> None:
         record = {**message.record, "wrap": _PARAGRAPH_WIDTH}
     else:
         record = _record(message, values, wrap=_PARAGRAPH_WIDTH)
-    if _recorded is not None and isinstance(message, Text) and _recorded[-1:] == [message.record]:
-        _recorded.pop()  # the paragraph replaces the unwrapped text it was made from
+    if isinstance(message, Text):  # the paragraph replaces the unwrapped text it was made from
+        recording.forget_last(message.record)
     print(f"\n{_make(record)}\n")
 
 
@@ -331,24 +255,8 @@ def paragraph(text: Text, width: int = _PARAGRAPH_WIDTH) -> Text:
     Made from a :class:`Text` (typically under :func:`parts`); the paragraph is recorded
     in its place.
     """
-    if _recorded is not None and _recorded[-1:] == [text.record]:
-        _recorded.pop()
+    recording.forget_last(text.record)
     return _make({**text.record, "wrap": width})
-
-
-@contextlib.contextmanager
-def parts() -> Iterator[None]:
-    """Messages made inside are parts of a larger one: they are not recorded on their own.
-
-    The message made from them afterwards is recorded, with the parts as its values, so
-    that a docs build replaces the whole text it printed, never a stray word of it.
-    """
-    global _recorded
-    kept, _recorded = _recorded, None
-    try:
-        yield
-    finally:
-        _recorded = kept
 
 
 def table(
@@ -390,52 +298,9 @@ def table(
             "rows": [[_value(cell) for cell in row] for row in rows],
         }
     }
-    if isinstance(title, Text) and _recorded is not None and _recorded[-1:] == [title.record]:
-        _recorded.pop()  # made just for this table: the table's record holds it
+    if isinstance(title, Text):  # made just for this table: the table's record holds it
+        recording.forget_last(title.record)
     return _make(record)
-
-
-def _render_table(table: Mapping[str, Any], code: str, strict: bool) -> str:
-    def cell(value: object) -> str:
-        return render(value, code, strict=strict) if isinstance(value, Mapping) else str(value)
-
-    header = [cell(value) for value in table["header"]]
-    rows = [[cell(value) for value in row] for row in table["rows"]]
-    widths = [max(display_width(row[col]) for row in [header, *rows]) for col in range(len(header))]
-
-    def line(cells: Sequence[str]) -> str:
-        padded = [cells[0] + " " * (widths[0] - display_width(cells[0]))]
-        padded += [
-            " " * (w - display_width(c)) + c for c, w in zip(cells[1:], widths[1:], strict=True)
-        ]
-        return "  ".join(padded).rstrip()
-
-    lines = [line(header), "  ".join("-" * w for w in widths), *map(line, rows)]
-    if table.get("title"):
-        lines.insert(0, cell(table["title"]))
-    return "\n".join(lines)
-
-
-def start_recording() -> None:
-    """Keep the record of every message made from now on (the docs build, per example)."""
-    global _recorded
-    _recorded = []
-
-
-def stop_recording() -> list[dict[str, Any]]:
-    """Stop recording; return the records in the order the messages were made."""
-    global _recorded
-    records, _recorded = _recorded or [], None
-    return records
-
-
-def _is_wide(char: str) -> bool:
-    return unicodedata.east_asian_width(char) in "WF"
-
-
-def display_width(text: str) -> int:
-    """Columns ``text`` takes in a terminal or an output block: two per CJK character."""
-    return sum(2 if _is_wide(char) else 1 for char in text)
 
 
 # A string field's [[fill]align][width] in a format spec, e.g. "<28" or "*^10".
@@ -475,61 +340,3 @@ class _ColumnFormatter(string.Formatter):
 @cache
 def _formatter(code: str) -> _ColumnFormatter:
     return _ColumnFormatter(_GROUP_SEPARATOR.get(code, ","))
-
-
-# A CJK line never starts with closing punctuation nor ends with opening punctuation.
-_NO_LINE_START = set("，。、；：！？）」』》】〕,.;:!?)")
-_SHORTEST_LAST_LINE = 8  # columns: four CJK characters
-_NO_LINE_END = set("（「『《【〔(")
-
-
-def wrap(text: str, width: int = _PARAGRAPH_WIDTH) -> str:
-    """Break ``text`` into lines of at most ``width`` columns.
-
-    Text without wide characters is filled by :func:`textwrap.fill`. Text with CJK
-    characters (two columns each, no spaces between words) may break between any two of
-    them, except before closing or after opening punctuation.
-    """
-    if not any(map(_is_wide, text)):
-        return textwrap.fill(text, width)
-    tokens: list[str] = []
-    for chunk in text.split():
-        word = ""
-        for char in chunk:
-            if _is_wide(char):
-                if word:
-                    tokens.append(word)
-                    word = ""
-                tokens.append(char)
-            else:
-                word += char
-        if word:
-            tokens.append(word)
-        tokens.append(" ")
-    lines: list[str] = []
-    line, columns = "", 0
-    for token in tokens[:-1]:
-        size = 2 if _is_wide(token[0]) else len(token)
-        if token == " ":
-            if line:
-                line, columns = line + " ", columns + 1
-            continue
-        if columns + size > width and line.strip() and token[0] not in _NO_LINE_START:
-            carry = ""
-            if line[-1] in _NO_LINE_END:
-                line, carry = line[:-1], line[-1]
-            lines.append(line.rstrip())
-            line, columns = carry, 2 * len(carry)
-        line, columns = line + token, columns + size
-    lines.append(line.rstrip())
-    # No last line of one character and its full stop: it takes CJK characters (never
-    # half a word, never a line-starting comma) from the line above.
-    while len(lines) > 1 and display_width(lines[-1]) < _SHORTEST_LAST_LINE:
-        above = lines[-2]
-        take = 1
-        while take < len(above) and above[-take] in _NO_LINE_START:
-            take += 1
-        if take >= len(above) or not _is_wide(above[-take]):
-            break
-        lines[-2], lines[-1] = above[:-take], above[-take:] + lines[-1]
-    return "\n".join(lines)

@@ -2,35 +2,25 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 from xml.etree import ElementTree
 
-import compperf_docs
 import compperf_project
 import pytest
-from compperf_docs import alternates, site
+import tiny_site
+from compperf_docs import alternates
 
-DOCS_EXT = Path(compperf_docs.__file__).resolve().parents[1]
 ROOT_URL = "https://example.org/site/"
 
-CONF = f"""
-import sys
-from pathlib import Path
-sys.path.insert(0, {str(DOCS_EXT)!r})
-from compperf_docs import gallery
-
-DOCS = Path(__file__).resolve().parent
-project = "tiny"
-extensions = ["sphinx_gallery.gen_gallery", "sphinx_sitemap", "compperf_docs"]
-exclude_patterns = ["_build"]
-sphinx_gallery_conf = gallery.gallery_conf(DOCS, DOCS.parent, [])
-sitemap_excludes = ["search.html", "genindex.html"]
-"""
+CONF = tiny_site.conf(
+    'sitemap_excludes = ["search.html", "genindex.html"]\n',
+    extensions=("sphinx_gallery.gen_gallery", "sphinx_sitemap", "compperf_docs"),
+    exclude=("_build",),
+    chapters="[]",
+)
 
 INDEX = "Tiny\n====\n\n.. toctree::\n\n   guide/page\n"
 PAGE = "A page\n======\n\nText.\n"
@@ -39,25 +29,20 @@ XHTML = "{http://www.w3.org/1999/xhtml}link"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
-    docs = tmp_path_factory.mktemp("alternates") / "docs"
-    (docs / "guide").mkdir(parents=True)
-    (docs / "conf.py").write_text(CONF, encoding="utf-8")
-    (docs / "index.rst").write_text(INDEX, encoding="utf-8")
-    (docs / "guide" / "page.rst").write_text(PAGE, encoding="utf-8")
+def built(tiny_sites: tiny_site.Sites) -> SimpleNamespace:
     # The tiny site's own [tool.compperf]: the real languages (its gallery lists no chapter).
     project = compperf_project.load().replace(site_url=ROOT_URL)
-    (docs.parent / "pyproject.toml").write_text(project.to_toml(), encoding="utf-8")
-    html = docs / "_build" / "html"
-    env = {**os.environ, site.SITE_URL_VARIABLE: ROOT_URL}
-    result = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-D", "language=en",
-         str(docs), str(html / "en")],
-        capture_output=True, text=True, env=env, timeout=300, check=False,
-    )  # fmt: skip
+    site = tiny_sites.make(
+        "alternates", project=project, conf=CONF, index=INDEX, pages={"guide/page.rst": PAGE}
+    )
+    result = _build(site)
     # Not -W: the compperf wheel that `nox -s docs` builds is missing here, which warns.
     assert result.returncode == 0, result.stdout + result.stderr
-    return SimpleNamespace(docs=docs, html=html, env=env, log=result.stderr)
+    return SimpleNamespace(docs=site.docs, html=site.html, site=site, log=result.stderr)
+
+
+def _build(site: tiny_site.Site):
+    return site.build(language="en", strict=False, nitpicky=False, env=site.env(site_url=ROOT_URL))
 
 
 def _head_links(page: Path) -> dict[str, str]:
@@ -98,11 +83,7 @@ def test_rebuild_that_writes_no_page_keeps_the_sitemap(built: SimpleNamespace) -
     """sphinx-sitemap leaves the last sitemap (x-default included) when no page is written."""
     sitemap = built.html / "en" / "sitemap.xml"
     before = sitemap.read_bytes()
-    result = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-D", "language=en",
-         str(built.docs), str(built.html / "en")],
-        capture_output=True, text=True, env=built.env, timeout=300, check=False,
-    )  # fmt: skip
+    result = _build(built.site)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "sitemap" not in result.stderr
     assert sitemap.read_bytes() == before
@@ -111,3 +92,31 @@ def test_rebuild_that_writes_no_page_keeps_the_sitemap(built: SimpleNamespace) -
 def test_root_page_names_the_languages_it_sends_readers_to(built: SimpleNamespace) -> None:
     links = _head_links(built.html / "index.html")
     assert links == {"en": f"{ROOT_URL}en/index.html", "x-default": ROOT_URL}
+
+
+def _sitemap_pages(html: Path) -> list[str]:
+    root = ElementTree.parse(html / "en" / "sitemap.xml").getroot()
+    return [url.findtext("{http://www.sitemaps.org/schemas/sitemap/0.9}loc") for url in root]
+
+
+def test_sitemap_after_an_incremental_build_lists_what_a_clean_build_lists(
+    built: SimpleNamespace, tmp_path: Path
+) -> None:
+    """A build that writes some pages (a new one, and the index that lists it) still lists
+    the pages it did not write."""
+    (built.docs / "guide" / "other.rst").write_text("Other\n=====\n\nText.\n", encoding="utf-8")
+    index = built.docs / "index.rst"
+    index.write_text(INDEX + "   guide/other\n", encoding="utf-8")
+    result = _build(built.site)
+    assert result.returncode == 0, result.stdout + result.stderr
+    incremental = _sitemap_pages(built.html)
+    clean = tiny_site.Site(tmp_path)
+    shutil.copytree(built.site.root, clean.root, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("_build"))  # fmt: skip
+    result = _build(clean)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert sorted(incremental) == sorted(
+        page.replace(str(tmp_path), str(built.site.root)) for page in _sitemap_pages(clean.html)
+    )
+    assert f"{ROOT_URL}en/guide/page.html" in incremental
+    assert len(incremental) == 3

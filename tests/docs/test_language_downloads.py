@@ -9,50 +9,31 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 import runpy
 import shutil
 import subprocess
-import sys
-import textwrap
 import tokenize
 import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
-import compperf_docs
-import compperf_project
 import pytest
-from babel.messages.catalog import Catalog
-from babel.messages.pofile import write_po
-from compperf_docs import language_notebooks, rst_text, site
+import tiny_site
+from compperf_docs import language_notebooks, rst_text
 from sphinx_gallery.gen_gallery import _fill_gallery_conf_defaults
 
-DOCS = Path(compperf_docs.__file__).resolve().parents[2]
-PROJECT = compperf_project.load().replace(chapters=("tiny",))
+DOCS = tiny_site.DOCS
+PROJECT = tiny_site.project(chapters=("tiny",))
 LANGUAGE = "zh_CN"
 if LANGUAGE not in PROJECT.codes:  # pragma: no cover - the site's languages changed
     pytest.skip(f"the site has no {LANGUAGE} build", allow_module_level=True)
 
-CONF = f"""
-import sys
-sys.path.insert(0, {str(DOCS / "_ext")!r})
-from pathlib import Path
-from compperf_docs import gallery
-
-DOCS = Path(__file__).resolve().parent
-project = "tiny"
-extensions = ["sphinx_gallery.gen_gallery", "compperf_docs"]
-exclude_patterns = ["_build", "auto_examples/**.ipynb"]
-sphinx_gallery_conf = gallery.gallery_conf(DOCS, DOCS.parent / "examples", ["tiny"])
-locale_dirs = ["locales/"]
-gettext_compact = False
-compperf_comment_catalogs = str(DOCS.parent / "comment_locales")
-"""
-
-INDEX = "Tiny\n====\n\n.. toctree::\n\n   auto_examples/tiny/index\n"
-HEADER = "Tiny chapter\n============\n\nOne example.\n"
+CONF = tiny_site.conf(
+    tiny_site.TRANSLATED
+    + tiny_site.NO_SEARCH_DICTIONARY
+    + 'compperf_comment_catalogs = str(DOCS.parent / "comment_locales")\n'
+)
 
 EXAMPLE = '''
 """
@@ -115,54 +96,33 @@ COMMENTS = {
 
 
 def _po(path: Path, messages: dict[str, str], context: str | None = None) -> None:
-    catalog = Catalog(locale=LANGUAGE)
-    for msgid, msgstr in messages.items():
-        catalog.add(msgid, msgstr, context=context)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as file:
-        write_po(file, catalog)
+    tiny_site.write_po(path, LANGUAGE, messages, context=context)
 
 
 def _project(root: Path) -> Path:
-    docs, chapter = root / "docs", root / "examples" / "tiny"
-    chapter.mkdir(parents=True)
-    docs.mkdir()
-    (root / "pyproject.toml").write_text(PROJECT.to_toml(), encoding="utf-8")
-    (docs / "conf.py").write_text(CONF, encoding="utf-8")
-    (docs / "index.rst").write_text(INDEX, encoding="utf-8")
-    (chapter / "GALLERY_HEADER.rst").write_text(HEADER, encoding="utf-8")
-    (chapter / "plot_sum.py").write_text(textwrap.dedent(EXAMPLE).lstrip(), encoding="utf-8")
+    site = tiny_site.make(
+        root, examples={"plot_sum.py": EXAMPLE.lstrip()}, project=PROJECT, conf=CONF,
+        wheel=True,
+    )  # fmt: skip
+    docs = site.docs
     folder = docs / "locales" / LANGUAGE / "LC_MESSAGES"
     folder.mkdir(parents=True)
     shutil.copy(DOCS / "locales" / LANGUAGE / "LC_MESSAGES" / "sphinx.po", folder / "sphinx.po")
     _po(folder / "index.po", {"Tiny": "小站"})
     _po(folder / "auto_examples" / "tiny" / "index.po", {"Tiny chapter": "小章节"})
     _po(folder / "auto_examples" / "tiny" / "plot_sum.po", PAGE)
-    comments = root / "comment_locales" / LANGUAGE / "LC_MESSAGES" / "examples" / "tiny"
+    comments = site.root / "comment_locales" / LANGUAGE / "LC_MESSAGES" / "examples" / "tiny"
     _po(comments / "plot_sum.po", COMMENTS, context="comment")
-    wheels = docs / "_build" / "html" / site.WHEEL_FOLDER
-    wheels.mkdir(parents=True)
-    (wheels / site.wheel_filename()).write_bytes(b"")
     return docs
 
 
 def _build(docs: Path, language: str) -> subprocess.CompletedProcess[str]:
-    cache = docs.parent / "cache"
-    env = {k: v for k, v in os.environ.items() if k != site.SITE_URL_VARIABLE}
-    for name in ("MPLCONFIGDIR", "IPYTHONDIR", "XDG_CACHE_HOME", "TMPDIR"):
-        env[name] = str(cache / name.lower())
-        Path(env[name]).mkdir(parents=True, exist_ok=True)
-    return subprocess.run(
-        [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q",
-         "-D", f"language={language}", "-d", str(docs / "_build" / "doctrees" / language),
-         str(docs), str(docs / "_build" / "html" / language)],
-        capture_output=True, text=True, env=env, timeout=300, check=False,
-    )  # fmt: skip
+    return tiny_site.Site(docs.parent).build(language=language)
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
-    docs = _project(tmp_path_factory.mktemp("downloads"))
+def tiny(tiny_sites: tiny_site.Sites) -> SimpleNamespace:
+    docs = _project(tiny_sites.folder("downloads"))
     for language in ("en", LANGUAGE):
         result = _build(docs, language)
         assert result.returncode == 0, result.stdout + result.stderr

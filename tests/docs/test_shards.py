@@ -6,43 +6,28 @@ same pages as one unsharded build of the same sources.
 
 from __future__ import annotations
 
-import os
+import json
 import re
 import shutil
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 
-import compperf_docs
-import compperf_project
 import pytest
+import tiny_site
 from compperf_docs import shards
 
-DOCS_EXT = Path(compperf_docs.__file__).resolve().parents[1]
-
 # The tiny site's own [tool.compperf]: the real languages, two chapters.
-PROJECT = compperf_project.load().replace(
-    site_url="https://example.org/site/", chapters=("one", "two")
+PROJECT = tiny_site.project(site_url="https://example.org/site/", chapters=("one", "two"))
+
+CONF = tiny_site.conf(
+    "from compperf_docs import shards\n"
+    'nb_execution_mode = "cache"\n'
+    "nb_execution_cache_path = str(DOCS / shards.JUPYTER_CACHE)\n"
+    "nb_execution_raise_on_error = True\n"
+    'nb_execution_excludepatterns = ["auto_examples/**"]\n',
+    extensions=("sphinx_gallery.gen_gallery", "myst_nb", "compperf_docs"),
 )
-
-CONF = f"""
-import sys
-from pathlib import Path
-sys.path.insert(0, {str(DOCS_EXT)!r})
-from compperf_docs import gallery, shards
-
-DOCS = Path(__file__).resolve().parent
-project = "tiny"
-extensions = ["sphinx_gallery.gen_gallery", "myst_nb", "compperf_docs"]
-exclude_patterns = ["_build", "auto_examples/**.ipynb"]
-sphinx_gallery_conf = gallery.gallery_conf(DOCS, DOCS.parent / "examples", ["one", "two"])
-nb_execution_mode = "cache"
-nb_execution_cache_path = str(DOCS / shards.JUPYTER_CACHE)
-nb_execution_raise_on_error = True
-nb_execution_excludepatterns = ["auto_examples/**"]
-"""
 
 INDEX = """
 Tiny
@@ -97,42 +82,29 @@ RUN_ACCOUNT = re.compile(r'(<p class="compperf-run"><strong>[^<]*</strong>)[^<]*
 
 
 def _project(root: Path) -> Path:
-    docs = root / "docs"
-    docs.mkdir(parents=True)
-    (root / "pyproject.toml").write_text(PROJECT.to_toml(), encoding="utf-8")
-    (docs / "conf.py").write_text(CONF, encoding="utf-8")
-    (docs / "index.rst").write_text(INDEX, encoding="utf-8")
-    (docs / "notebook.md").write_text(NOTEBOOK, encoding="utf-8")
-    for number, name in enumerate(["one", "two"], start=1):
-        chapter = root / "examples" / name
-        chapter.mkdir(parents=True)
-        (chapter / "GALLERY_HEADER.rst").write_text(
-            f"Chapter {name}\n=============\n\nOne example.\n", encoding="utf-8"
-        )
-        text = textwrap.dedent(EXAMPLE).format(name=name, number=number)
-        (chapter / f"plot_{name}.py").write_text(text, encoding="utf-8")
-    return docs
+    examples = {
+        name: {f"plot_{name}.py": textwrap.dedent(EXAMPLE).format(name=name, number=number)}
+        for number, name in enumerate(["one", "two"], start=1)
+    }
+    headers = {name: f"Chapter {name}\n=============\n\nOne example.\n" for name in examples}
+    site = tiny_site.make(
+        root, examples=examples, project=PROJECT, conf=CONF, index=INDEX, headers=headers,
+        pages={"notebook.md": NOTEBOOK},
+    )  # fmt: skip
+    return site.docs
 
 
 def _build(docs: Path, *options: str) -> str:
     """Build ``docs`` (warnings are errors); return the log. Fails the test on error."""
-    cache = docs.parent / "cache"
-    env = dict(os.environ)
-    for name in ("MPLCONFIGDIR", "IPYTHONDIR", "XDG_CACHE_HOME", "TMPDIR", "JUPYTER_RUNTIME_DIR"):
-        env[name] = str(cache / name.lower())
-        Path(env[name]).mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n"]
-    result = subprocess.run(
-        [*command, *options, str(docs), str(docs / "_build" / "html")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        check=False,
-    )
+    result = tiny_site.Site(docs.parent).build(*options, quiet=False)
     log = result.stdout + result.stderr
     assert result.returncode == 0, log
     return log
+
+
+def _try(docs: Path, *options: str):
+    """Build ``docs`` as a reader of its log would (``-q``, warnings stay warnings)."""
+    return tiny_site.Site(docs.parent).build(*options, strict=False, nitpicky=False)
 
 
 def _executed(log: str) -> int:
@@ -159,8 +131,8 @@ def _files(html: Path) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def sharded(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
-    base = tmp_path_factory.mktemp("sharded")
+def sharded(tiny_sites: tiny_site.Sites) -> SimpleNamespace:
+    base = tiny_sites.folder("sharded")
     _project(base / "source")
     copies = {}
     for name in ("whole", "one", "two", "merged"):
@@ -228,13 +200,7 @@ def test_reusing_outputs_stops_when_a_chapter_is_missing(
     docs = _project_copy(sharded.copies["one"], tmp_path)
     report = shards.merge([sharded.copies["one"]], docs, tmp_path / "examples")
     assert report.incomplete == {"two": ["plot_two.py"]}  # shard one never executed it
-    result = subprocess.run(
-        [
-            sys.executable, "-m", "sphinx", "-b", "html", "-q",
-            "-D", "compperf_reuse_outputs=1", str(docs), str(docs / "_build" / "html"),
-        ],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    result = _try(docs, "-D", "compperf_reuse_outputs=1")
     assert result.returncode != 0
     assert re.search(r"no current outputs to reuse and would run: two/plot_two\.py", result.stderr)
 
@@ -256,12 +222,9 @@ def test_a_shard_without_outputs_is_one_message_naming_the_fix(
     assert shards.main([str(tmp_path / "nowhere"), "--docs", str(docs)]) == 2
     assert "is not a shard's docs folder" in capsys.readouterr().err
     # The build that would reuse the outputs: our message, not Sphinx's crash report.
-    build_languages = Path(shards.__file__).resolve().parents[1] / "build_languages.py"
-    result = subprocess.run(
-        [sys.executable, str(build_languages), str(docs), str(docs / "_build" / "html"),
-         str(docs / "_build" / "doctrees"), "en", "-q", "-D", "compperf_reuse_outputs=1"],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    result = tiny_site.Site(docs.parent).build_languages(
+        "en", "-q", "-D", "compperf_reuse_outputs=1"
+    )
     assert result.returncode == 2, result.stdout + result.stderr
     assert "no current outputs to reuse and would run: two/plot_two.py" in result.stderr
     assert "To report this error to the developers" not in result.stderr
@@ -290,11 +253,7 @@ def test_unchosen_chapter_keeps_its_last_outputs(sharded: SimpleNamespace, tmp_p
 def test_unknown_chapter_is_named(sharded: SimpleNamespace, tmp_path: Path) -> None:
     docs = _project_copy(sharded.copies["one"], tmp_path)
     shutil.copytree(sharded.copies["one"].parent / "examples", tmp_path / "examples")
-    result = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-D", "compperf_chapters=three",
-         str(docs), str(docs / "_build" / "html")],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    result = _try(docs, "-D", "compperf_chapters=three")
     assert result.returncode != 0
     assert "no chapter named three (choose among one, two)" in result.stderr
 
@@ -325,3 +284,23 @@ def test_a_shard_without_records_or_pickles_is_incomplete(
     )
     docs = _project_copy(sharded.copies["one"], tmp_path / "target")
     assert shards.merge([shard], docs, examples).incomplete["one"] == ["plot_one.py"]
+
+
+def test_outputs_made_with_other_package_versions_are_refused_naming_them(
+    sharded: SimpleNamespace, tmp_path: Path
+) -> None:
+    shard = tmp_path / "shard"
+    shutil.copytree(sharded.copies["one"], shard, ignore=shutil.ignore_patterns("_build"))
+    account = shard / "auto_examples" / "one" / "plot_one.verdicts.json"
+    run = json.loads(account.read_text("utf-8"))
+    run["versions"]["torch"] = "0.0.1"
+    account.write_text(json.dumps(run), encoding="utf-8")
+    examples = sharded.copies["one"].parent / "examples"
+    assert shards.chapter_status(examples / "one", shard / "auto_examples" / "one") == (
+        [],
+        ["plot_one.py"],
+    )
+    docs = _project_copy(sharded.copies["one"], tmp_path / "target")
+    report = shards.merge([shard], docs, examples)
+    assert report.incomplete["one"] == ["plot_one.py"]
+    assert "made with torch 0.0.1 (installed: " in report.refused["one"]["plot_one.py"]

@@ -5,45 +5,28 @@ from __future__ import annotations
 import html
 import importlib.metadata
 import json
-import os
 import re
 import subprocess
-import sys
-import textwrap
 import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
-import compperf_docs
 import compperf_project
 import pytest
+import tiny_site
 from compperf_docs import notebook_check, provenance, site
 from sphinx.errors import ConfigError
 
-DOCS_EXT = Path(compperf_docs.__file__).resolve().parents[1]
 # The tiny site's own [tool.compperf]: the real languages, one chapter, its own URL.
 SITE_URL = "https://example.org/site/"
 PROJECT = compperf_project.load().replace(site_url=SITE_URL, chapters=("tiny",))
 WHEEL_URL = site.wheel_url(SITE_URL)
 PAGES_URL = f"{SITE_URL}en/"
 
-CONF = f"""
-import sys
-from pathlib import Path
-sys.path.insert(0, {str(DOCS_EXT)!r})
-import compperf_project
-from compperf_docs import gallery
-
-DOCS = Path(__file__).resolve().parent
-project = "tiny"
-extensions = ["sphinx_gallery.gen_gallery", "compperf_docs"]
-exclude_patterns = ["_build", "auto_examples/**.ipynb"]
-nitpick_ignore_regex = [("py:func", ".*")]  # no API reference in this tiny site
-chapters = compperf_project.chapters(DOCS.parent / "pyproject.toml")
-sphinx_gallery_conf = gallery.gallery_conf(
-    DOCS, DOCS.parent / "examples", chapters, pages_url={PAGES_URL!r}
+CONF = tiny_site.conf(
+    'nitpick_ignore_regex = [("py:func", ".*")]  # no API reference in this tiny site\n',
+    gallery=f"pages_url={PAGES_URL!r}",
 )
-"""
 
 INDEX = """
 Tiny
@@ -63,8 +46,6 @@ How to run the examples.
 """
 
 RUN_PAGE = "Running it\n==========\n\nInstall things:\n\n.. compperf-install::\n"
-
-HEADER = "Tiny chapter\n============\n\nOne example.\n"
 
 GOOD_EXAMPLE = '''
 """
@@ -171,45 +152,23 @@ raise RuntimeError("broken on purpose")
 
 
 def _project(root: Path, examples: dict[str, str]) -> Path:
-    docs = root / "docs"
-    chapter = root / "examples" / "tiny"
-    chapter.mkdir(parents=True)
-    docs.mkdir()
-    (root / "pyproject.toml").write_text(PROJECT.to_toml(), encoding="utf-8")
-    (docs / "conf.py").write_text(CONF, encoding="utf-8")
-    (docs / "index.rst").write_text(INDEX, encoding="utf-8")
-    (docs / "run.rst").write_text(RUN_PAGE, encoding="utf-8")
-    (chapter / "GALLERY_HEADER.rst").write_text(HEADER, encoding="utf-8")
-    for name, text in examples.items():
-        (chapter / name).write_text(textwrap.dedent(text), encoding="utf-8")
-    return docs
-
-
-SPHINX_BUILD = [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q"]
+    site = tiny_site.make(
+        root, examples=examples, project=PROJECT, conf=CONF, index=INDEX,
+        pages={"run.rst": RUN_PAGE},
+    )  # fmt: skip
+    return site.docs
 
 
 def _build(docs: Path, *options: str) -> subprocess.CompletedProcess[str]:
-    cache = docs.parent / "cache"
-    env = {k: v for k, v in os.environ.items() if k != site.SITE_URL_VARIABLE}
-    for name in ("MPLCONFIGDIR", "IPYTHONDIR", "XDG_CACHE_HOME", "TMPDIR"):
-        env[name] = str(cache / name.lower())
-        Path(env[name]).mkdir(parents=True, exist_ok=True)
-    return subprocess.run(
-        [*SPHINX_BUILD, *options, str(docs), str(docs / "_build" / "html")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        check=False,
-    )
+    return tiny_site.Site(docs.parent).build(*options)
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
-    docs = _project(
-        tmp_path_factory.mktemp("tiny"),
-        {"plot_sum.py": GOOD_EXAMPLE, "plot_markup.py": MARKUP_EXAMPLE},
-    )
+def tiny(tiny_sites: tiny_site.Sites) -> SimpleNamespace:
+    docs = tiny_sites.make(
+        "tiny", examples={"plot_sum.py": GOOD_EXAMPLE, "plot_markup.py": MARKUP_EXAMPLE},
+        project=PROJECT, conf=CONF, index=INDEX, pages={"run.rst": RUN_PAGE},
+    ).docs  # fmt: skip
     first = _build(docs)
     assert first.returncode == 0, first.stdout + first.stderr
     html = docs / "_build" / "html"
@@ -343,17 +302,7 @@ def test_failing_or_unprovenanced_example_fails_the_build(tmp_path: Path) -> Non
 
 def test_an_example_that_raises_is_our_message_not_a_sphinx_crash(tmp_path: Path) -> None:
     docs = _project(tmp_path, {"plot_broken.py": FAILING_EXAMPLE})
-    cache = tmp_path / "cache"
-    env = {k: v for k, v in os.environ.items() if k != site.SITE_URL_VARIABLE}
-    for name in ("MPLCONFIGDIR", "IPYTHONDIR", "XDG_CACHE_HOME", "TMPDIR"):
-        env[name] = str(cache / name.lower())
-        Path(env[name]).mkdir(parents=True, exist_ok=True)
-    out = docs / "_build"
-    result = subprocess.run(
-        [sys.executable, str(DOCS_EXT / "build_languages.py"), str(docs), str(out / "html"),
-         str(out / "doctrees"), "en", "-q"],
-        capture_output=True, text=True, env=env, timeout=300, check=False,
-    )  # fmt: skip
+    result = tiny_site.Site(docs.parent).build_languages("en", "-q")
     log = result.stdout + result.stderr
     assert result.returncode == 2, log
     assert "broken on purpose" in log
@@ -432,3 +381,20 @@ def test_removed_example_page_is_deleted_on_rebuild(tmp_path: Path) -> None:
     assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
     assert not page.exists()
     assert (docs / "_build" / "html" / "auto_examples" / "tiny" / "plot_sum.html").is_file()
+
+
+def test_outputs_kept_from_other_package_versions_are_made_again(tiny: SimpleNamespace) -> None:
+    """An example's outputs name the versions that made them; other versions run it again."""
+    from compperf_docs import recorded
+
+    account = tiny.docs / "auto_examples" / "tiny" / "plot_sum.verdicts.json"
+    run = json.loads(account.read_text("utf-8"))
+    assert run["versions"] == recorded.versions()
+    run["versions"]["matplotlib"] = "0.1"
+    account.write_text(json.dumps(run), encoding="utf-8")
+    generated = tiny.docs / "auto_examples" / "tiny" / "plot_sum.rst"
+    before = generated.stat().st_mtime_ns
+    result = _build(tiny.docs)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert generated.stat().st_mtime_ns != before  # executed again
+    assert json.loads(account.read_text("utf-8"))["versions"] == recorded.versions()

@@ -9,11 +9,17 @@ Every run happens in a fresh interpreter (``run_examples.py``) with the tests' s
 
 A chapter run executes its examples one after the other in one process with the docs
 build's own reset between them, so it shows what an example prints inside the gallery.
+
+Running an example costs seconds to minutes, so the tests share runs: :func:`shared_run`
+runs each example alone once per test session and evaluates there every probe that any
+test asks of it (those registered with :func:`share` before the run, and the caller's).
+Only a run with other settings (``PATH`` without ``dot``, say) needs :func:`run_alone`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import re
@@ -39,6 +45,8 @@ __all__ = [
     "quiet_and_loaded",
     "run_alone",
     "run_chapter",
+    "share",
+    "shared_run",
     "verdict_flips",
 ]
 
@@ -108,6 +116,8 @@ class Run:
     # The docs build's account of the run (<stem>.verdicts.json): "seconds",
     # "disturbance" (Disturbance.record()), "message", "verdicts" (Verdict.record()s).
     account: dict = field(default_factory=dict)
+    # The messages it made (compperf.i18n records), in order.
+    records: list[dict] = field(default_factory=list)
     claims: list[str] = field(init=False)
 
     @property
@@ -130,7 +140,12 @@ class Run:
         return self
 
 
-def _run(paths: list[Path], probes: dict[str, str], env: dict[str, str]) -> dict[str, Run]:
+def _run(
+    paths: list[Path],
+    probes: dict[str, str],
+    env: dict[str, str],
+    shared: dict[str, list[str]] | None = None,
+) -> dict[str, Run]:
     with tempfile.TemporaryDirectory(prefix="compperf-examples-") as folder:
         spec, result = Path(folder, "spec.json"), Path(folder, "result.json")
         spec.write_text(
@@ -138,7 +153,11 @@ def _run(paths: list[Path], probes: dict[str, str], env: dict[str, str]) -> dict
                 {
                     "workdir": str(Path(folder, "work")),
                     "examples": [
-                        {"path": str(path), "probe": probes.get(path.name, "None")}
+                        {
+                            "path": str(path),
+                            "probe": probes.get(path.name, "None"),
+                            "probes": (shared or {}).get(path.name, []),
+                        }
                         for path in paths
                     ],
                 }
@@ -164,7 +183,7 @@ def _run(paths: list[Path], probes: dict[str, str], env: dict[str, str]) -> dict
         assert completed.returncode == 0, failure
         assert result.is_file(), failure
         saved = json.loads(result.read_text(encoding="utf-8"))
-    return {
+    runs = {
         name: Run(
             name,
             entry["stdout"],
@@ -172,9 +191,13 @@ def _run(paths: list[Path], probes: dict[str, str], env: dict[str, str]) -> dict
             entry["probe"],
             completed.stderr,
             entry.get("run") or {},
+            entry.get("records") or [],
         )
         for name, entry in saved.items()
     }
+    for name, entry in saved.items():
+        _PROBE_RESULTS[name] = entry.get("probes") or []
+    return runs
 
 
 def run_alone(path: Path | str, probe: str = "None", **env: str) -> Run:
@@ -192,6 +215,46 @@ def run_alone(path: Path | str, probe: str = "None", **env: str) -> Run:
     """
     path = _resolve(path)
     return _run([path], {path.name: probe}, env)[path.name]
+
+
+# Shared runs: the probes each example's run must evaluate, and the runs made so far.
+_SHARED_PROBES: dict[Path, list[str]] = {}
+_SHARED_RUNS: dict[Path, tuple[Run, list[str], list[dict]]] = {}
+_PROBE_RESULTS: dict[str, list[dict]] = {}
+
+
+def share(probes: dict[str, str]) -> None:
+    """Ask the session's run of each named example (file name to probe) for its probe.
+
+    A test module calls this at import, so that the one run of an example that other
+    test files make first evaluates its probes too.
+    """
+    for name, probe in probes.items():
+        wanted = _SHARED_PROBES.setdefault(_resolve(name), [])
+        if probe not in wanted:
+            wanted.append(probe)
+
+
+def shared_run(path: Path | str, probe: str = "None") -> Run:
+    """The example run alone, as :func:`run_alone` with no extra environment, once per
+    test session: every test that asks gets that one run, with its own probe's value.
+
+    The example runs again only for a probe that its run did not evaluate (one neither
+    registered with :func:`share` nor asked for before it ran).
+    """
+    path = _resolve(path)
+    wanted = _SHARED_PROBES.setdefault(path, [])
+    if probe not in wanted:
+        wanted.append(probe)
+    if path not in _SHARED_RUNS or probe not in {"None", *_SHARED_RUNS[path][1]}:
+        probes = list(wanted)
+        run = _run([path], {}, {}, {path.name: probes})[path.name]
+        _SHARED_RUNS[path] = (run, probes, _PROBE_RESULTS.pop(path.name))
+    run, probes, results = _SHARED_RUNS[path]
+    if run.error is not None or probe not in probes:  # "None": no probe to evaluate
+        return dataclasses.replace(run, probe=None)
+    result = results[probes.index(probe)]
+    return dataclasses.replace(run, probe=result["value"], error=result["error"])
 
 
 def run_chapter(chapter: str, probes: dict[str, str] | None = None, **env: str) -> dict[str, Run]:
@@ -282,7 +345,7 @@ def quiet_and_loaded(chapter: str, **env: str) -> dict[str, tuple[Run, Run]]:
     """Each example of ``chapter`` run alone, quietly and then with every core busy."""
     found = {}
     for path in examples(chapter):
-        quiet = run_alone(path, **env).check()
+        quiet = (run_alone(path, **env) if env else shared_run(path)).check()
         with busy_cpus():
             loaded = run_alone(path, **env).check()
         found[path.name] = (quiet, loaded)

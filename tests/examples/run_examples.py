@@ -3,9 +3,10 @@
 Used by ``harness.py`` in a fresh interpreter: ``python run_examples.py SPEC RESULT``.
 SPEC is a JSON file ``{"examples": [{"path": ..., "probe": ...}, ...], "workdir": ...}``;
 RESULT receives, per example, its stdout, its error (a traceback, or null), the JSON
-value of its probe, an expression evaluated in the example's namespace after it ran, and
-the account of its run that the docs build writes to ``<stem>.verdicts.json``: the
-machine's disturbance while it ran and the verdicts it made
+value of its probe, an expression evaluated in the example's namespace after it ran (and
+of each of its ``probes``, a list, for runs that several tests share), the messages it
+made (``compperf.i18n`` records) and the account of its run that the docs build writes to
+``<stem>.verdicts.json``: the machine's disturbance while it ran and the verdicts it made
 (``compperf_docs.gallery.last_run``).
 
 Between examples it calls the same ``reset_modules`` as the docs build
@@ -44,8 +45,25 @@ def _reset_conf() -> dict:
     return {key: conf[key] for key in ("reset_modules", "reset_modules_order")}
 
 
-def run_one(path: Path, probe: str, workdir: Path, conf: dict) -> dict:
-    """Run one example as ``__main__`` in ``workdir``; return stdout, error and probe value."""
+def _evaluate(probe: str, namespace: dict) -> tuple[object, str | None]:
+    """A probe's JSON value, or the error it raised."""
+    try:
+        return json.loads(json.dumps(eval(probe, namespace), default=str)), None
+    except Exception:  # noqa: BLE001 (reported with the example's result)
+        return None, "the probe failed:\n" + traceback.format_exc()
+
+
+def run_one(
+    path: Path, probe: str, workdir: Path, conf: dict, probes: list[str] | None = None
+) -> dict:
+    """Run one example as ``__main__`` in ``workdir``; return stdout, error, probe value,
+    the value (or error) of each of ``probes``, the messages it made and its run's account.
+
+    The verdicts a probe makes (``comparison.faster(...)``) stay out of the account: it
+    holds what the example decided, as in the docs build.
+    """
+    from compperf import i18n, verdicts
+
     order = conf["reset_modules_order"]
     if order in ("before", "both"):
         clean_modules(conf, str(path), "before")
@@ -63,17 +81,29 @@ def run_one(path: Path, probe: str, workdir: Path, conf: dict) -> dict:
         error = traceback.format_exc()
     finally:
         os.chdir(cwd)
-    value = None
+    value, values = None, []
+    decided = len(verdicts._recorded or [])  # what the example decided, before any probe
     if error is None:
         namespace["plt"] = plt
-        try:
-            value = json.loads(json.dumps(eval(probe, namespace), default=str))
-        except Exception:  # noqa: BLE001 (reported with the example's result)
-            error = "the probe failed:\n" + traceback.format_exc()
+        value, error = _evaluate(probe, namespace)
+        values = [
+            dict(zip(("value", "error"), _evaluate(p, namespace), strict=True))
+            for p in probes or []
+        ]
+    records = json.loads(json.dumps(i18n.stop_recording(), default=str))
+    if verdicts._recorded is not None:
+        del verdicts._recorded[decided:]
     if order in ("after", "both"):
         clean_modules(conf, str(path), "after")
     run = json.loads(json.dumps(gallery.last_run, default=str))
-    return {"stdout": stdout.getvalue(), "error": error, "probe": value, "run": run}
+    return {
+        "stdout": stdout.getvalue(),
+        "error": error,
+        "probe": value,
+        "probes": values,
+        "records": records,
+        "run": run,
+    }
 
 
 def main(spec_path: str, result_path: str) -> None:
@@ -83,7 +113,9 @@ def main(spec_path: str, result_path: str) -> None:
     results = {}
     for entry in spec["examples"]:
         path = Path(entry["path"])
-        results[path.name] = run_one(path, entry["probe"], workdir / path.stem, conf)
+        results[path.name] = run_one(
+            path, entry["probe"], workdir / path.stem, conf, entry.get("probes")
+        )
     Path(result_path).write_text(json.dumps(results), encoding="utf-8")
 
 

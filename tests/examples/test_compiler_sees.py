@@ -6,7 +6,7 @@ import math
 import re
 
 import pytest
-from harness import Run, run_alone
+from harness import Run, shared_run
 
 
 def _prose(run: Run) -> str:
@@ -32,7 +32,7 @@ _CONTROL_FLOW_PROBE = """{
 
 @pytest.fixture(scope="module")
 def control_flow() -> Run:
-    return run_alone("plot_6_control_flow.py", _CONTROL_FLOW_PROBE).check()
+    return shared_run("plot_6_control_flow.py", _CONTROL_FLOW_PROBE).check()
 
 
 def test_fx_tracing_fails_on_the_branch(control_flow: Run) -> None:
@@ -104,7 +104,7 @@ _BREAKS_PROBE = """{
 
 @pytest.fixture(scope="module")
 def graph_breaks() -> Run:
-    return run_alone("plot_7_graph_breaks.py", _BREAKS_PROBE).check()
+    return shared_run("plot_7_graph_breaks.py", _BREAKS_PROBE).check()
 
 
 def test_explain_finds_one_break_per_cause(graph_breaks: Run) -> None:
@@ -169,7 +169,7 @@ _GUARDS_PROBE = """{
 
 @pytest.fixture(scope="module")
 def guards() -> Run:
-    return run_alone("plot_8_guards_recompilation.py", _GUARDS_PROBE).check()
+    return shared_run("plot_8_guards_recompilation.py", _GUARDS_PROBE).check()
 
 
 def test_guards_cover_the_tensor_and_the_constant(guards: Run) -> None:
@@ -242,7 +242,7 @@ _MODES_PROBE = """{
 
 @pytest.fixture(scope="module")
 def modes() -> Run:
-    return run_alone("plot_9_modes_training.py", _MODES_PROBE).check()
+    return shared_run("plot_9_modes_training.py", _MODES_PROBE).check()
 
 
 def test_every_mode_compiles_and_reduce_overhead_falls_back_on_cpu(modes: Run) -> None:

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from harness import EXAMPLES, Run, examples, run_alone
+from harness import EXAMPLES, Run, examples, run_alone, shared_run
 
 CHAPTER = EXAMPLES / "compilers"
 PAGES = (
@@ -62,7 +62,7 @@ _FX_PROBE = """{
 
 @pytest.fixture(scope="module")
 def imperative_symbolic() -> Run:
-    return run_alone(CHAPTER / PAGES[0], _FX_PROBE).check()
+    return shared_run(CHAPTER / PAGES[0], _FX_PROBE).check()
 
 
 def test_all_styles_compute_ten(imperative_symbolic: Run) -> None:
@@ -167,7 +167,7 @@ _HYBRID_PROBE = """{
 
 @pytest.fixture(scope="module")
 def hybridize() -> Run:
-    return run_alone(CHAPTER / PAGES[1], _HYBRID_PROBE).check()
+    return shared_run(CHAPTER / PAGES[1], _HYBRID_PROBE).check()
 
 
 def test_torchscript_deprecation_is_shown(hybridize: Run) -> None:
@@ -297,7 +297,7 @@ _PAYS_PROBE = """{
 
 @pytest.fixture(scope="module")
 def pays() -> Run:
-    return run_alone(CHAPTER / PAGES[2], _PAYS_PROBE).check()
+    return shared_run(CHAPTER / PAGES[2], _PAYS_PROBE).check()
 
 
 def test_sweep_covers_every_batch_size(pays: Run) -> None:
@@ -375,7 +375,7 @@ _SERIALIZATION_PROBE = """{
 
 @pytest.fixture(scope="module")
 def serialization() -> Run:
-    return run_alone(CHAPTER / PAGES[3], _SERIALIZATION_PROBE).check()
+    return shared_run(CHAPTER / PAGES[3], _SERIALIZATION_PROBE).check()
 
 
 def test_round_trips_give_the_same_output(serialization: Run) -> None:
@@ -455,7 +455,7 @@ _CNN_PROBE = """{
 
 @pytest.fixture(scope="module")
 def cnn() -> Run:
-    return run_alone(CHAPTER / PAGES[4], _CNN_PROBE).check()
+    return shared_run(CHAPTER / PAGES[4], _CNN_PROBE).check()
 
 
 def test_cnn_versions_agree_with_eager(cnn: Run) -> None:

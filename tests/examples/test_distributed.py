@@ -9,14 +9,11 @@ which must read in every language. Each page runs once per test session.
 from __future__ import annotations
 
 import re
-import shutil
-import tempfile
 import unicodedata
 from functools import cache
-from pathlib import Path
 
 import pytest
-from harness import Run, examples, run_alone
+from harness import Run, examples, share, shared_run
 
 from compperf import i18n
 
@@ -64,21 +61,15 @@ PROBES = {
     }""",
 }
 
-# Imported at start-up (PYTHONPATH), before the example: every message it makes is kept.
-_START_RECORDING = "import compperf.i18n\ncompperf.i18n.start_recording()\n"
+
+share(PROBES)  # the session's one run of each example evaluates them
 
 
 @cache
 def _recorded(name: str) -> tuple[Run, list[dict]]:
     """Each example run alone once per test session, with its probe and its messages."""
-    startup = Path(tempfile.mkdtemp(prefix="compperf-recording-"))
-    (startup / "sitecustomize.py").write_text(_START_RECORDING, encoding="utf-8")
-    probe = f'{{"page": {PROBES[name]}, "records": compperf.i18n.stop_recording()}}'
-    run = run_alone(name, probe=probe, PYTHONPATH=str(startup)).check()
-    shutil.rmtree(startup)
-    records = run.probe["records"]
-    run.probe = run.probe["page"]
-    return run, records
+    run = shared_run(name, PROBES[name]).check()
+    return run, run.records
 
 
 def ran(name: str) -> Run:

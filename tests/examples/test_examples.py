@@ -7,7 +7,16 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from harness import Run, chapters, examples, run_alone, run_chapter, verdict_changes, verdict_flips
+from harness import (
+    Run,
+    chapters,
+    examples,
+    run_alone,
+    run_chapter,
+    shared_run,
+    verdict_changes,
+    verdict_flips,
+)
 from source_checks import (
     book_ending_problems,
     message_problems,
@@ -19,9 +28,8 @@ from source_checks import (
 ALL = [path for chapter in chapters() for path in examples(chapter)]
 
 
-@cache
 def alone(path: Path) -> Run:
-    return run_alone(path)
+    return shared_run(path)  # the session's one run alone, which the chapters' tests share
 
 
 @cache

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import re
 import shutil
-import tempfile
 import unicodedata
 from functools import cache
-from pathlib import Path
 
 import pytest
-from harness import examples, run_alone
+from harness import examples, share, shared_run
 
 from compperf import i18n
 
@@ -90,7 +88,6 @@ PROBES = {
     }""",
 }
 
-_START_RECORDING = "import compperf.i18n\ncompperf.i18n.start_recording()\n"
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # Thousands separators differ by language (1,024 and 1 024): drop them before comparing.
 _GROUPING = re.compile(r"(?<=\d)[,\u00a0\u202f ](?=\d{3}(?!\d))")
@@ -100,17 +97,14 @@ def _numbers(text: str) -> list[str]:
     return sorted(_NUMBER.findall(_GROUPING.sub("", text)))
 
 
+share(PROBES)  # the session's one run of each example evaluates them
+
+
 @cache
 def _recorded(name: str):
     """Each example run alone once per test session, with its probe and its messages."""
-    startup = Path(tempfile.mkdtemp(prefix="compperf-recording-"))
-    (startup / "sitecustomize.py").write_text(_START_RECORDING, encoding="utf-8")
-    probe = f'{{"page": {PROBES[name]}, "records": compperf.i18n.stop_recording()}}'
-    run = run_alone(name, probe=probe, PYTHONPATH=str(startup)).check()
-    shutil.rmtree(startup)
-    records = run.probe["records"]
-    run.probe = run.probe["page"]
-    return run, records
+    run = shared_run(name, PROBES[name]).check()
+    return run, run.records
 
 
 def ran(name: str):

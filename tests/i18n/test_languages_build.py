@@ -11,54 +11,40 @@ pyproject.toml alone (with its catalogs) is built like the others.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 
-import compperf_docs
 import compperf_project
 import pytest
+import tiny_site
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po, write_po
+from babel.messages.pofile import read_po
 from compperf_docs import message_catalogs
-from compperf_docs import site as site_module
 from compperf_project import Language
 from sphinx.search import languages as search_languages
 
 from compperf import i18n
 
-DOCS = Path(compperf_docs.__file__).resolve().parents[2]
-UI_CATALOGS = DOCS / "locales"
-PROJECT = compperf_project.load().replace(chapters=("tiny",))
+DOCS = tiny_site.DOCS
+UI_CATALOGS = tiny_site.UI_CATALOGS
+PROJECT = tiny_site.project(chapters=("tiny",))
 FIRST, *OTHERS = PROJECT.languages
 
-CONF = f"""
-import sys
-sys.path.insert(0, {str(DOCS / "_ext")!r})
-from pathlib import Path
-from compperf_docs import gallery
-import compperf.i18n
-
-DOCS = Path(__file__).resolve().parent
-# compperf's catalogs, and those of a language the test adds (what the example prints).
-compperf.i18n.LOCALES = DOCS.parent / "compperf-locales"
-project = "tiny"
-# As the site: the source language's search is English; the others set their own.
-extensions = ["sphinx_gallery.gen_gallery", "compperf_docs"]
-exclude_patterns = ["_build", "auto_examples/**.ipynb"]
-sphinx_gallery_conf = gallery.gallery_conf(DOCS, DOCS.parent / "examples", ["tiny"])
-locale_dirs = ["locales/"]
-gettext_compact = False
-html_theme = "furo"
-templates_path = [{str(DOCS / "_templates")!r}]
-html_sidebars = {{"**": ["sidebar/search.html", "sidebar/languages.html"]}}
-"""
+CONF = tiny_site.conf(
+    "import compperf.i18n\n"
+    "# compperf's catalogs, and those of a language the test adds (what the example prints).\n"
+    'compperf.i18n.LOCALES = DOCS.parent / "compperf-locales"\n'
+    "# As the site: the source language's search is English; the others set their own.\n"
+    + tiny_site.TRANSLATED
+    + 'html_theme = "furo"\n'
+    + f"templates_path = [{str(DOCS / '_templates')!r}]\n"
+    + 'html_sidebars = {"**": ["sidebar/search.html", "sidebar/languages.html"]}\n'
+)
 
 INDEX = """
 Tiny
@@ -121,12 +107,7 @@ PAGE_NAMES = ["index", "auto_examples/tiny/index", "auto_examples/tiny/plot_sum"
 
 
 def _write_po(path: Path, language: str, messages: dict[str, str]) -> None:
-    catalog = Catalog(locale=language)
-    for msgid, msgstr in messages.items():
-        catalog.add(msgid, msgstr)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as file:
-        write_po(file, catalog)
+    tiny_site.write_po(path, language, messages)
 
 
 def _write_catalogs(
@@ -171,42 +152,25 @@ def _project(
     ui: dict[str, dict[str, str]] | None = None,
 ) -> Path:
     """A tiny site; ``pages`` and ``ui`` hold translations by search language, by code."""
-    docs, chapter = root / "docs", root / "examples" / "tiny"
-    chapter.mkdir(parents=True)
-    docs.mkdir()
-    (root / "pyproject.toml").write_text(project.to_toml(), encoding="utf-8")
-    (docs / "conf.py").write_text(CONF, encoding="utf-8")
-    (docs / "index.rst").write_text(INDEX, encoding="utf-8")
-    (chapter / "GALLERY_HEADER.rst").write_text("Tiny chapter\n============\n\nOne example.\n")
-    (chapter / "plot_sum.py").write_text(textwrap.dedent(EXAMPLE), encoding="utf-8")
+    site = tiny_site.make(
+        root, examples={"plot_sum.py": EXAMPLE}, project=project, conf=CONF, index=INDEX
+    )
+    docs = site.docs
     for language in project.languages[1:]:
         ui_messages = (ui or {}).get(language.code)
         _write_catalogs(docs, language.code, pages.get(language.search, {}), ui_messages)
     _write_compperf_catalogs(root / "compperf-locales", project)
-    # Downloaded notebooks install compperf from here; the build checks the file exists.
-    wheels = docs / "_build" / "html" / site_module.WHEEL_FOLDER
-    wheels.mkdir(parents=True)
-    (wheels / site_module.wheel_filename()).write_bytes(b"")
+    site.stub_wheel()  # downloaded notebooks install compperf from there
     return docs
 
 
 def _build(docs: Path, language: str) -> subprocess.CompletedProcess[str]:
-    cache = docs.parent / "cache"
-    env = {k: v for k, v in os.environ.items() if k != site_module.SITE_URL_VARIABLE}
-    for name in ("MPLCONFIGDIR", "IPYTHONDIR", "XDG_CACHE_HOME", "TMPDIR"):
-        env[name] = str(cache / name.lower())
-        Path(env[name]).mkdir(parents=True, exist_ok=True)
-    return subprocess.run(
-        [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n",
-         "-D", f"language={language}", "-d", str(docs / "_build" / "doctrees" / language),
-         str(docs), str(docs / "_build" / "html" / language)],
-        capture_output=True, text=True, env=env, timeout=300, check=False,
-    )  # fmt: skip
+    return tiny_site.Site(docs.parent).build(language=language, quiet=False)
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
-    docs = _project(tmp_path_factory.mktemp("languages"))
+def site(tiny_sites: tiny_site.Sites) -> SimpleNamespace:
+    docs = _project(tiny_sites.folder("languages"))
     generated = docs / "auto_examples" / "tiny" / "plot_sum.rst"
     logs, stamps = {}, []
     for language in PROJECT.codes:
@@ -412,14 +376,9 @@ def test_a_language_added_only_in_pyproject_is_built_like_the_others(tmp_path: P
 def test_one_process_building_every_language_keeps_them_apart(site: SimpleNamespace) -> None:
     """docs/_ext/build_languages.py (what ``nox -s docs`` runs) gives each its own labels."""
     out = site.docs / "_build" / "one-process"
-    wheels = out / "html" / site_module.WHEEL_FOLDER
-    wheels.mkdir(parents=True)
-    (wheels / site_module.wheel_filename()).write_bytes(b"")
-    result = subprocess.run(
-        [sys.executable, str(DOCS / "_ext" / "build_languages.py"), str(site.docs),
-         str(out / "html"), str(out / "doctrees"), ",".join(PROJECT.codes), "-W", "-q"],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+    tiny = tiny_site.Site(site.docs.parent)
+    tiny.stub_wheel(out / "html")
+    result = tiny.build_languages(",".join(PROJECT.codes), "-W", "-q", out=out)
     assert result.returncode == 0, result.stdout + result.stderr
     for language in PROJECT.languages:
         page = out / "html" / language.code / "auto_examples" / "tiny" / "plot_sum.html"

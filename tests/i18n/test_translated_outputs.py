@@ -12,51 +12,31 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
-import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 
-import compperf_docs
 import compperf_project
 import pytest
-from babel.messages.catalog import Catalog
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import write_po
+import tiny_site
 from compperf_docs import figures
 from compperf_docs import printed as printed_module
-from compperf_docs import site as site_module
 
 from compperf import i18n
 
-DOCS = Path(compperf_docs.__file__).resolve().parents[2]
-PROJECT = compperf_project.load().replace(chapters=("tiny",))
+DOCS = tiny_site.DOCS
+PROJECT = tiny_site.project(chapters=("tiny",))
 FIRST, *OTHERS = PROJECT.languages
 
-CONF = f"""
-import sys
-sys.path.insert(0, {str(DOCS / "_ext")!r})
-from pathlib import Path
-import compperf.i18n
-from compperf_docs import gallery
-
-DOCS = Path(__file__).resolve().parent
-# The test's own copy of compperf's catalogs, with the tiny example's messages.
-compperf.i18n.LOCALES = DOCS.parent / "compperf-locales"
-project = "tiny"
-extensions = ["sphinx_gallery.gen_gallery", "compperf_docs"]
-exclude_patterns = ["_build", "auto_examples/**.ipynb"]
-sphinx_gallery_conf = gallery.gallery_conf(DOCS, DOCS.parent / "examples", ["tiny"])
-locale_dirs = ["locales/"]
-gettext_compact = False
-"""
-
-INDEX = "Tiny\n====\n\n.. toctree::\n\n   auto_examples/tiny/index\n"
-HEADER = "Tiny chapter\n============\n\nOne example.\n"
+CONF = tiny_site.conf(
+    "import compperf.i18n\n"
+    "# The test's own copy of compperf's catalogs, with the tiny example's messages.\n"
+    'compperf.i18n.LOCALES = DOCS.parent / "compperf-locales"\n'
+    + tiny_site.TRANSLATED
+    + tiny_site.NO_SEARCH_DICTIONARY
+)
 
 EXAMPLE = '''
 """
@@ -154,24 +134,14 @@ def _languages() -> list[compperf_project.Language]:
 
 
 def _write_catalog(path: Path, language: str, messages: dict[str, str], mo: bool) -> None:
-    catalog = Catalog(locale=language)
-    for key, msgstr in messages.items():
-        context, msgid = key if isinstance(key, tuple) else (None, key)
-        catalog.add(msgid, msgstr, context=context)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as file:
-        (write_mo if mo else write_po)(file, catalog)
+    tiny_site.write_po(path, language, messages, mo=mo)
 
 
 def _project(root: Path, example: str, messages: dict[str, dict[str, str]]) -> Path:
-    docs, chapter = root / "docs", root / "examples" / "tiny"
-    chapter.mkdir(parents=True)
-    docs.mkdir()
-    (root / "pyproject.toml").write_text(PROJECT.to_toml(), encoding="utf-8")
-    (docs / "conf.py").write_text(CONF, encoding="utf-8")
-    (docs / "index.rst").write_text(INDEX, encoding="utf-8")
-    (chapter / "GALLERY_HEADER.rst").write_text(HEADER, encoding="utf-8")
-    (chapter / "plot_timers.py").write_text(textwrap.dedent(example), encoding="utf-8")
+    site = tiny_site.make(
+        root, examples={"plot_timers.py": example}, project=PROJECT, conf=CONF, wheel=True
+    )
+    docs = site.docs
     locales = root / "compperf-locales"
     if i18n.LOCALES.is_dir():  # compperf's own catalogs, as installed
         shutil.copytree(i18n.LOCALES, locales)
@@ -190,29 +160,16 @@ def _project(root: Path, example: str, messages: dict[str, dict[str, str]]) -> P
         _write_catalog(
             mo.with_suffix(".po"), language.code, messages.get(language.code, {}), mo=False
         )
-    wheels = docs / "_build" / "html" / site_module.WHEEL_FOLDER
-    wheels.mkdir(parents=True)
-    (wheels / site_module.wheel_filename()).write_bytes(b"")
     return docs
 
 
 def _build(docs: Path, language: str) -> subprocess.CompletedProcess[str]:
-    cache = docs.parent / "cache"
-    env = {k: v for k, v in os.environ.items() if k != site_module.SITE_URL_VARIABLE}
-    for name in ("IPYTHONDIR", "XDG_CACHE_HOME", "TMPDIR"):
-        env[name] = str(cache / name.lower())
-        Path(env[name]).mkdir(parents=True, exist_ok=True)
-    return subprocess.run(
-        [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going",
-         "-D", f"language={language}", "-d", str(docs / "_build" / "doctrees" / language),
-         str(docs), str(docs / "_build" / "html" / language)],
-        capture_output=True, text=True, env=env, timeout=300, check=False,
-    )  # fmt: skip
+    return tiny_site.Site(docs.parent).build(language=language, nitpicky=False, quiet=False)
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
-    docs = _project(tmp_path_factory.mktemp("outputs"), EXAMPLE, MESSAGES)
+def site(tiny_sites: tiny_site.Sites) -> SimpleNamespace:
+    docs = _project(tiny_sites.folder("outputs"), EXAMPLE, MESSAGES)
     logs = {}
     for language in PROJECT.codes:
         result = _build(docs, language)

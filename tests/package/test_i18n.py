@@ -9,7 +9,7 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 
-from compperf import i18n
+from compperf import fonts, i18n
 
 
 @pytest.fixture
@@ -121,7 +121,7 @@ def test_without_any_cjk_font_the_warning_names_the_pip_command(monkeypatch):
 
     manager = font_manager.fontManager
     monkeypatch.setattr(manager, "ttflist", [e for e in manager.ttflist if "DejaVu" in e.name])
-    monkeypatch.setattr(i18n, "wheel_fonts", lambda code, wheel=None: [])
+    monkeypatch.setattr(fonts, "wheel_fonts", lambda code, wheel=None: [])
     try:
         with pytest.warns(UserWarning, match=r"python -m pip install noto-cjk-sans-otc"):
             i18n.use_language("zh_CN")

@@ -6,13 +6,13 @@ tests launch few and small: one run of two ranks that talk, a failing rank, a ti
 
 from __future__ import annotations
 
-import sys
+import importlib
 
 import pytest
 
 import compperf
 
-launch = sys.modules["compperf.launch"]
+launch = importlib.import_module("compperf.launch")
 
 # Each rank adds its rank + 1 with all_reduce and reports the sum, its rank and the
 # world size, its thread count and an extra argument.

@@ -1,14 +1,14 @@
 from __future__ import annotations
 
+import importlib
 import itertools
-import sys
 
 import pytest
 
 import compperf
 
-verdicts = sys.modules["compperf.verdicts"]
-disturbance = sys.modules["compperf.disturbance"]
+verdicts = importlib.import_module("compperf.verdicts")
+disturbance = importlib.import_module("compperf.disturbance")
 
 
 def test_median_interval_is_the_sign_test_interval():

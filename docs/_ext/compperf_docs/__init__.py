@@ -84,6 +84,9 @@ def setup(app: Sphinx) -> dict[str, object]:
     # after sphinx-sitemap writes it (build-finished, priority 500).
     app.connect("config-inited", alternates.list_sitemap_languages, priority=200)
     app.connect("html-page-context", alternates.add_head_links)
+    # Before sphinx-sitemap writes the sitemap (build-finished, priority 500).
+    app.connect("html-page-context", alternates.remember_written_page)
+    app.connect("build-finished", alternates.complete_sitemap, priority=400)
     app.connect("build-finished", alternates.add_sitemap_defaults, priority=600)
     # The theme's and Sphinx's literal English (see theme_text.py).
     app.connect("html-page-context", theme_text.add_page_text)

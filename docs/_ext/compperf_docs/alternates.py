@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import html
+import queue
 from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.etree import ElementTree
@@ -30,7 +31,9 @@ __all__ = [
     "add_head_links",
     "add_sitemap_defaults",
     "alternate_urls",
+    "complete_sitemap",
     "list_sitemap_languages",
+    "remember_written_page",
 ]
 
 logger = logging.getLogger(__name__)
@@ -133,3 +136,50 @@ def add_sitemap_defaults(app: Sphinx, exception: Exception | None) -> None:
         added = True
     if added:
         tree.write(path, xml_declaration=True, encoding="utf-8", method="xml")
+
+
+# Pages written by the build of each output folder (html-page-context), for the sitemap.
+_WRITTEN: dict[str, set[str]] = {}
+
+
+def remember_written_page(
+    app: Sphinx, pagename: str, templatename: str, context: dict, doctree: object
+) -> None:
+    """Note each page this build writes (:func:`complete_sitemap` needs the others)."""
+    _WRITTEN.setdefault(str(app.outdir), set()).add(pagename)
+
+
+def complete_sitemap(app: Sphinx, exception: Exception | None) -> None:
+    """Make sphinx-sitemap list every page, not only those this build wrote.
+
+    sphinx-sitemap (2.9) lists the pages written in this build: an incremental build that
+    writes some pages would leave the unchanged ones out. Before it writes the sitemap
+    (build-finished, priority 500) the pages not written this time join its queue, and
+    the queue is put in the order of a clean build (documents by name, then the pages
+    Sphinx writes after them), so the sitemap lists what a clean build lists. A build
+    that wrote no page leaves the last sitemap as it is (sphinx-sitemap does).
+    """
+    written = _WRITTEN.pop(str(app.outdir), set())
+    links = getattr(app, "sitemap_links", None)  # sphinx-sitemap sets it on env.app, the app
+    if exception is not None or app.builder.format != "html" or links is None or not written:
+        return
+    from sphinx_sitemap import is_excluded
+
+    queued = []
+    while True:
+        try:
+            queued.append(links.get_nowait())
+        except queue.Empty:
+            break
+    suffix = app.config.html_file_suffix or ".html"
+    documents = {f"{docname}{suffix}": docname for docname in app.env.found_docs}
+    have = {link for link, _ in queued}
+    excludes = app.config.sitemap_excludes
+    queued += [
+        (link, None) for link in documents if link not in have and not is_excluded(link, excludes)
+    ]
+    ordered = sorted(
+        (entry for entry in queued if entry[0] in documents), key=lambda e: documents[e[0]]
+    )
+    for entry in [*ordered, *(entry for entry in queued if entry[0] not in documents)]:
+        links.put(entry)

@@ -13,6 +13,12 @@ labels formatters make), draws it with the language's font and saves
 A figure is drawn again only when its pickle, the example's records, their translations
 or the font changed (a key kept in the PNG). Each PNG carries the texts it shows in its
 metadata (``compperf-texts``, a JSON list), so that tests can read what a figure says.
+
+Why one module of about 600 lines: pickling (English build), finding and replacing a
+figure's texts, drawing it again and pointing the page at it are one round trip whose
+parts share the figure's key and the PNG's text chunk; split, each part would import
+the others' private helpers. A split along the round trip (scrape / translate / draw)
+is the next step if it grows further.
 """
 
 from __future__ import annotations

@@ -1,4 +1,10 @@
-"""sphinx-gallery settings shared by the site and its tiny test build."""
+"""sphinx-gallery settings shared by the site and its tiny test build.
+
+Also what runs around each example (:func:`reset_state`: the state handover, the
+recording of messages and verdicts) and when an example must run again (another
+notebook conversion, lost records, other package versions). About 360 lines, because
+the settings and the hooks they name belong together.
+"""
 
 from __future__ import annotations
 
@@ -87,8 +93,8 @@ def use_site_url(app: Sphinx, config: Config) -> None:
             workarounds.rewrite_first_notebook_cell(folder, cell)
 
 
-# Remembers, in each gallery folder, how its notebooks' Markdown was made: pandoc's options
-# and the Lua programs they name.
+# Remembers, in each gallery folder, how its notebooks' Markdown was made: pandoc's options,
+# the Lua programs they name and pandoc's version.
 _CONVERSION_STAMP = ".notebook_conversion"
 
 
@@ -96,7 +102,9 @@ def _conversion_recipe(conf: dict) -> str:
     options = conf.get("pypandoc") or {}
     programs = [notebook_markdown.READER, notebook_markdown.FILTER] if options else []
     digests = [hashlib.sha256(path.read_bytes()).hexdigest() for path in programs]
-    return "\n".join([json.dumps(options, sort_keys=True), *digests])
+    # Another pandoc may convert differently: a new version converts again.
+    version = [f"pandoc {notebook_markdown.pandoc_version()}"] if options else []
+    return "\n".join([json.dumps(options, sort_keys=True), *digests, *version])
 
 
 def forget_outputs_made_with_another_conversion(app: Sphinx) -> None:
@@ -125,8 +133,9 @@ def forget_outputs_without_records(app: Sphinx) -> None:
     """Make sphinx-gallery run an example again whose outputs the other languages cannot show.
 
     An example executed before its messages were recorded (or whose sidecar or figure
-    pickles were lost) has current md5 stamps, so sphinx-gallery would not run it; its
-    stamp is deleted here. Only a build of the first language, which executes, and not
+    pickles were lost), or with other versions of torch, matplotlib, compperf or
+    sphinx-gallery (:func:`compperf_docs.recorded.outputs_problem`), has current md5
+    stamps, so sphinx-gallery would not run it; its stamp is deleted here. Only a build of the first language, which executes, and not
     one that must reuse merged outputs (it stops and names them instead).
     """
     from compperf_docs import shards
@@ -143,8 +152,9 @@ def forget_outputs_without_records(app: Sphinx) -> None:
             continue
         current, _stale = shards.chapter_status(Path(examples), gallery, complete=False)
         for name in current:
-            if not recorded.outputs_complete(gallery.parent.parent, gallery, Path(name).stem):
-                logger.info("compperf: %s has no recorded messages or figures: it runs again", name)
+            problem = recorded.outputs_problem(gallery.parent.parent, gallery, Path(name).stem)
+            if problem is not None:
+                logger.info("compperf: %s: %s: it runs again", name, problem)
                 (gallery / f"{name}.md5").unlink()
 
 

@@ -14,12 +14,20 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import os
 import re
 from pathlib import Path
 
 from docutils.nodes import make_id
 
-__all__ = ["FILTER", "READER", "link_targets", "pandoc_options"]
+__all__ = [
+    "FILTER",
+    "READER",
+    "link_targets",
+    "pandoc_options",
+    "pandoc_version",
+    "use_pinned_pandoc",
+]
 
 _HERE = Path(__file__).resolve().parent / "pandoc"
 READER = _HERE / "rst_sections.lua"
@@ -81,6 +89,38 @@ def link_targets(docs_dir: Path, pages_url: str) -> dict[str, list[str]]:
     return targets
 
 
+def use_pinned_pandoc() -> Path:
+    """Make pypandoc run the pandoc of the ``pypandoc-binary`` wheel the project pins.
+
+    Left alone, pypandoc runs the newest pandoc it finds, the one on ``PATH`` included, so
+    a system pandoc would convert the notebooks with another version than the one the
+    Lua programs were written for. ``PYPANDOC_PANDOC`` is the one path pypandoc then uses.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the wheel's pandoc is missing (the docs dependency group installs it).
+    """
+    import pypandoc
+
+    pandoc = Path(pypandoc.__file__).resolve().parent / "files" / "pandoc"
+    if not pandoc.is_file():
+        raise FileNotFoundError(
+            f"no pandoc in the pypandoc-binary wheel ({pandoc}); the notebooks are "
+            "converted with that one only: python -m pip install --group docs ."
+        )
+    os.environ["PYPANDOC_PANDOC"] = str(pandoc)
+    return pandoc
+
+
+def pandoc_version() -> str:
+    """The version of the pinned pandoc (:func:`use_pinned_pandoc`)."""
+    import pypandoc
+
+    use_pinned_pandoc()
+    return pypandoc.get_pandoc_version()
+
+
 def pandoc_options(docs_dir: Path, pages_url: str | None) -> dict[str, list[str]]:
     """sphinx-gallery's ``"pypandoc"`` setting: the reader, the filter and what they need.
 
@@ -88,8 +128,9 @@ def pandoc_options(docs_dir: Path, pages_url: str | None) -> dict[str, list[str]
     **options)`` and pypandoc puts ``extra_args`` after its own ``--from``/``--to``,
     so the reader and the Markdown flavour given here are the ones pandoc uses.
     ``pages_url`` (``<site>/en/``) makes roles that name a page of the site links to
-    it; ``None`` leaves them as words.
+    it; ``None`` leaves them as words. pandoc is the pinned one (:func:`use_pinned_pandoc`).
     """
+    use_pinned_pandoc()  # before sphinx-gallery or a language's download runs pandoc
     links = link_targets(docs_dir, pages_url) if pages_url else {}
     release = importlib.metadata.version("compperf")
     substitutions = {"release": release, "version": release}

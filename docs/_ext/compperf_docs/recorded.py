@@ -18,11 +18,16 @@ watches the machine while the example runs and keeps the verdicts it makes
          "message": <record of str(disturbance)>, "verdicts": [Verdict.record(), ...]}
 
 (:mod:`compperf_docs.disturbed` shows it on the page, the about page and in the log).
-A sharded build counts all of them among an example's outputs (:func:`outputs_complete`).
+The account also names the versions of the packages that made the outputs
+(``"versions"``: torch, matplotlib, compperf, sphinx-gallery; :data:`VERSIONED`). A
+sharded build counts all of them among an example's outputs (:func:`outputs_complete`),
+and outputs made with other versions are not current (:func:`outputs_problem`): a merge
+refuses them and a build of the first language runs the example again.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -39,9 +44,11 @@ __all__ = [
     "load_run",
     "messages_path",
     "outputs_complete",
+    "outputs_problem",
     "pickle_path",
     "records_in",
     "run_path",
+    "versions",
     "write",
     "write_run",
 ]
@@ -62,10 +69,29 @@ def run_path(gallery: Path, stem: str) -> Path:
     return gallery / f"{stem}{RUN_SUFFIX}"
 
 
+# The packages whose versions decide what an executed example's outputs hold: its code's
+# results (torch, compperf), its figures and their pickles (matplotlib) and its page
+# (sphinx-gallery).
+VERSIONED = ("torch", "matplotlib", "compperf", "sphinx-gallery")
+
+
+def versions() -> dict[str, str | None]:
+    """The installed version of each package of :data:`VERSIONED` (None: not installed)."""
+    found: dict[str, str | None] = {}
+    for name in VERSIONED:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
 def write_run(gallery: Path, stem: str, example: str, run: Mapping[str, Any]) -> Path:
-    """Write an example's run account (:data:`compperf_docs.gallery.last_run`)."""
+    """Write an example's run account (:data:`compperf_docs.gallery.last_run`), with the
+    versions of the packages that made its outputs (:func:`versions`)."""
     path = run_path(gallery, stem)
-    text = json.dumps({"example": example, **run}, ensure_ascii=False, indent=1)
+    record = {"example": example, **run, "versions": versions()}
+    text = json.dumps(record, ensure_ascii=False, indent=1)
     path.write_text(text + "\n", encoding="utf-8")
     return path
 
@@ -140,7 +166,26 @@ def figure_paths(srcdir: Path, page: Path) -> list[Path]:
 
 
 def outputs_complete(srcdir: Path, gallery: Path, stem: str) -> bool:
-    """Whether an executed example's page has its sidecars and a pickle for each figure."""
+    """Whether an executed example's page has its sidecars and a pickle for each figure,
+    all made with the versions of the packages installed now."""
+    return outputs_problem(srcdir, gallery, stem) is None
+
+
+def outputs_problem(srcdir: Path, gallery: Path, stem: str) -> str | None:
+    """What makes an executed example's outputs unusable here, or None when nothing does:
+    a missing sidecar or figure pickle, or outputs made with other package versions."""
     if not messages_path(gallery, stem).is_file() or not run_path(gallery, stem).is_file():
-        return False
-    return all(pickle_path(png).is_file() for png in figure_paths(srcdir, gallery / f"{stem}.rst"))
+        return "no recorded messages or run account"
+    if not all(pickle_path(png).is_file() for png in figure_paths(srcdir, gallery / f"{stem}.rst")):
+        return "a figure has no pickle"
+    run = load_run(gallery, stem) or {}
+    made = run.get("versions")
+    if not isinstance(made, dict):
+        return "its outputs do not record the package versions that made them"
+    now = versions()
+    changed = [
+        f"{name} {made.get(name)} (installed: {now[name]})"
+        for name in VERSIONED
+        if made.get(name) != now[name]
+    ]
+    return f"its outputs were made with {', '.join(changed)}" if changed else None

@@ -10,6 +10,10 @@ Three steps, each a ``nox -s docs`` option (see README):
    folders into this one.
 3. ``-D compperf_reuse_outputs=1`` builds from the merged outputs: it stops before anything
    runs when an example has no current outputs, and fails if a MyST notebook executed.
+
+Why one module of about 380 lines: the three steps share one definition of "current
+outputs" (:func:`chapter_status`, :func:`stale_reasons`), which the merge, the build's
+refusal and the command line must agree on.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ __all__ = [
     "record_notebook_cache",
     "require_outputs",
     "restrict_execution",
+    "stale_reasons",
 ]
 
 logger = logging.getLogger(__name__)
@@ -92,6 +97,20 @@ def chapter_status(
             fresh = recorded.outputs_complete(gallery.parent.parent, gallery, source.stem)
         (current if fresh else stale).append(source.name)
     return current, stale
+
+
+def stale_reasons(examples: Path, gallery: Path) -> dict[str, str]:
+    """Why each example of a chapter whose md5 stamp is current still has no usable
+    outputs in ``gallery`` (e.g. made with other package versions), by file name."""
+    from compperf_docs import recorded
+
+    current, _ = chapter_status(examples, gallery, complete=False)
+    found = {}
+    for name in current:
+        problem = recorded.outputs_problem(gallery.parent.parent, gallery, Path(name).stem)
+        if problem is not None:
+            found[name] = problem
+    return found
 
 
 def _galleries(config: Config) -> dict[str, tuple[Path, Path]]:
@@ -170,9 +189,17 @@ def require_outputs(app: Sphinx) -> None:
         for example in chapter_status(examples, gallery)[1]
     ]
     if missing:
+        galleries = _galleries(app.config)
+        reasons = [
+            f"{chapter}/{example}: {reason}"
+            for chapter, (examples, gallery) in galleries.items()
+            for example, reason in stale_reasons(examples, gallery).items()
+        ]
         raise ExtensionError(
             "compperf_reuse_outputs: these examples have no current outputs to reuse and "
-            f"would run: {', '.join(missing)}. Merge a shard that executed their chapter "
+            f"would run: {', '.join(missing)}"
+            + (f" ({'; '.join(reasons)})" if reasons else "")
+            + ". Merge a shard that executed their chapter "
             "(built from the same sources and the same COMPPERF_SITE_URL), or build "
             "without reusing outputs."
         )
@@ -232,9 +259,14 @@ class MergeReport:
         was left as it was here).
     notebooks : int
         Executed notebooks added to this folder's jupyter cache.
+    refused : dict of str to dict of str to str
+        Chapter name -> example -> why a shard's current-looking outputs of it were not
+        taken (made with other package versions, a lost sidecar).
     """
 
     chapters: dict[str, Path] = field(default_factory=dict)
+    # Chapter name -> {example: why a shard's outputs of it were refused} (stale_reasons).
+    refused: dict[str, dict[str, str]] = field(default_factory=dict)
     incomplete: dict[str, list[str]] = field(default_factory=dict)
     notebooks: int = 0
 
@@ -301,6 +333,8 @@ def merge(shards: list[Path], docs: Path, examples: Path) -> MergeReport:
             if not gallery.is_dir():
                 continue
             stale = chapter_status(examples / name, gallery)[1]
+            for example, reason in stale_reasons(examples / name, gallery).items():
+                report.refused.setdefault(name, {})[example] = f"{reason} in {shard}"
             if not stale:
                 target = docs / GALLERY_ROOT / name
                 if gallery.resolve() != target.resolve():
@@ -335,6 +369,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: executed outputs from {shard}")
     print(f"notebooks added to the jupyter cache: {report.notebooks}")
     for name, missing in report.incomplete.items():
+        for example, reason in report.refused.get(name, {}).items():
+            print(f"{name}: refused {example}: {reason}", file=sys.stderr)
         print(
             f"{name}: no shard has current outputs for {', '.join(missing)}; build that "
             f"chapter from these same sources (and COMPPERF_SITE_URL) in a shard: "
