@@ -165,8 +165,9 @@ else:
 # captures the forward pass as a graph, and Inductor generates code for it.
 # Compiled code is cached on disk, so the first call takes much longer on a
 # fresh machine (a cold compile) than on one that has compiled this model
-# before (a warm one); the line under the time says which this one was, from
-# Inductor's own count of cache hits. The cell times
+# before (a warm one, as in a rebuild of these pages). The line under the
+# time says whether Inductor found this graph in its caches, from its own
+# count of cache hits. The cell times
 # the first call by hand, with the PyTorch calls you would write yourself: a
 # clock read, and on a GPU ``torch.cuda.synchronize`` before the second read,
 # because the GPU may still be running the work that the call queued.
@@ -183,7 +184,6 @@ else:
 # ``triton_poi_fused_addmm_relu_0``, one pass over memory instead of two.
 # On Apple's MPS, Inductor writes Metal shaders instead (``generated_kernel_0``
 # and so on), which the list below counts as Metal.
-
 
 
 def cache_hits():
@@ -213,11 +213,14 @@ if setup_seconds is not None:
     )
     if cache_hits() > hits_before:
         compperf.say(
-            "warm: Inductor found this graph's compiled code in its caches "
-            "on disk; a cold compile on a fresh machine takes longer"
+            "cache hit: Inductor loaded this graph's compiled code from its "
+            "caches on disk (a warm start); a cold compile takes longer"
         )
     else:
-        compperf.say("cold: Inductor compiled this graph from scratch")
+        compperf.say(
+            "cache miss: Inductor did not find this graph in its caches on "
+            "disk and generated its code anew"
+        )
     torch.testing.assert_close(compiled_output, reference)
     print(compperf.tr("torch.compile output matches eager mode."), end="\n\n")
 

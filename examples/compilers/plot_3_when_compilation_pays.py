@@ -126,9 +126,9 @@ except (
 # sizes share the dynamic one. Dynamo keeps its statistics for the whole
 # process, so the cell counts the graphs as a difference: the count after the
 # sweep minus the count before it. The last line says whether Inductor found
-# compiled code in its caches on disk (a warm start, as in a rebuild of these
-# pages) or compiled from scratch (cold, as on a fresh machine), from its own
-# count of cache hits: warm first calls are shorter.
+# the graphs in its caches on disk (a warm start, as in a rebuild of these
+# pages: shorter first calls than a cold compile on a fresh machine), from
+# its own count of cache hits.
 
 
 def graphs_compiled():
@@ -176,11 +176,14 @@ if compiled is not None:
     )
     if cache_hits() > hits_before:
         compperf.say(
-            "warm: Inductor found compiled code in its caches on disk; cold "
-            "first calls on a fresh machine take longer"
+            "cache hit: Inductor loaded compiled code from its caches on disk "
+            "(a warm start); cold first calls take longer"
         )
     else:
-        compperf.say("cold: Inductor compiled these graphs from scratch")
+        compperf.say(
+            "cache miss: Inductor did not find these graphs in its caches on "
+            "disk and generated their code anew"
+        )
     print()
     print(
         compperf.tr(

@@ -122,8 +122,8 @@ for name, (model, shape) in models.items():
 # generates in a cache on disk: where an earlier page or run already compiled
 # a model, as the earlier pages of this chapter compile the perceptron, its
 # figure here is a warm-cache time, shorter than a cold compile on a fresh
-# machine. The line under the table says which the compiled rows are, from
-# Inductor's count of cache hits.
+# machine. The line under the table says whether Inductor found the compiled
+# graphs in its caches, from its own count of cache hits.
 
 
 def call_noting_jit_deprecation(fn, *args, **kwargs):
@@ -252,11 +252,14 @@ for step in dict.fromkeys(step for _, step in one_off):
 if any("torch.compile" in v for v in variants.values()):
     if cache_hits() > hits_before:
         compperf.say(
-            "warm: Inductor found compiled code in its caches on disk; cold "
-            "first calls on a fresh machine take longer"
+            "cache hit: Inductor loaded compiled code from its caches on disk "
+            "(a warm start); cold first calls take longer"
         )
     else:
-        compperf.say("cold: Inductor compiled these graphs from scratch")
+        compperf.say(
+            "cache miss: Inductor did not find these graphs in its caches on "
+            "disk and generated their code anew"
+        )
 
 # %%
 # Same outputs everywhere

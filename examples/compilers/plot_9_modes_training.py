@@ -113,10 +113,13 @@ for mode in (
 # compiler on a GPU), the cell says so and goes on without it.
 #
 # Each first call below compiles, and its time depends on Inductor's caches
-# on disk: on a fresh machine it compiles from scratch (cold); where this
-# network was compiled before, as in a rebuild of these pages, it loads
-# earlier results (warm) and takes less. The last column says which, from
-# Inductor's count of cache hits during that call.
+# on disk. The last column says whether Inductor found the compiled graph
+# there (a hit: a warm start, as in a rebuild of these pages) or generated
+# its code anew (a miss), from its own count of cache hits. A miss is not
+# always a cold compile: Inductor also keeps each compiled kernel, so a
+# later mode that generates the same kernels skips compiling them, which is
+# why its first call can be much shorter. Only a fresh machine, or an empty
+# ``TORCHINDUCTOR_CACHE_DIR``, compiles everything cold.
 
 
 def get_net():
@@ -179,7 +182,9 @@ for mode, seconds in compile_seconds.items():
             mode=mode,
             seconds=seconds,
             skips=cudagraph_skips[mode],
-            cache=compperf.tr("warm") if warm[mode] else compperf.tr("cold"),
+            cache=compperf.tr("cache hit")
+            if warm[mode]
+            else compperf.tr("cache miss"),
         )
     )
 
