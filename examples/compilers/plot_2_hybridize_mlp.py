@@ -61,7 +61,7 @@ device = compperf.try_gpu()
 print(compperf.environment(device))
 # Full float32 matrix products, in eager mode and compiled code alike.
 torch.set_float32_matmul_precision("highest")
-warnings.filterwarnings("ignore", "TensorFloat32 tensor cores")  # see below
+warnings.filterwarnings("ignore", "TensorFloat32 tensor cores")  # see above
 
 
 def get_net():
