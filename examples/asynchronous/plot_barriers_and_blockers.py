@@ -34,8 +34,10 @@ print(compperf.environment(device))
 # product. A *barrier* waits on purpose: synchronizing the device, a stream or
 # an event. A *blocker* waits because it needs the values: on a GPU,
 # ``.item()``, ``.cpu()``, ``.numpy()`` and printing a tensor all copy data to
-# the host, so they wait for the kernels that produce it. On a CPU the data is
-# already there, and ``.cpu()`` returns the tensor itself.
+# the host. The copy is queued on the current stream behind everything queued
+# before it, so a blocker waits for all of that work, not only for the
+# kernels that produce its value. On a CPU the data is already there, and
+# ``.cpu()`` returns the tensor itself.
 size = {"cpu": 192, "mps": 2048, "cuda": 4096}[device.type]
 repeats = 15
 # sphinx_gallery_start_ignore
@@ -129,6 +131,19 @@ blockers.update(
 # ``non_blocking=True`` copy from *pinned* (page-locked) host memory is queued
 # like a kernel, but from ordinary *pageable* memory the driver first stages the
 # data, and the call can wait for the queue ahead of it.
+#
+# On a GPU, each operation goes to the *current stream*, the device's default
+# stream unless you switch, and runs after everything queued there before
+# it. A *side stream* (``torch.cuda.Stream()``, entered with
+# ``with torch.cuda.stream(s):``) is another queue whose work may overlap the
+# default stream's. Nothing orders two streams unless you do
+# (``s.wait_stream(torch.cuda.current_stream())``, or an event), and a tensor
+# made on one stream and used on another needs ``tensor.record_stream(s)``,
+# so that its memory is not reused while the other stream still reads it.
+# This page uses the current stream only: ``stream.synchronize()`` waits for
+# that stream, ``torch.cuda.synchronize()`` for every stream of the device;
+# :doc:`/auto_examples/parallelism/plot_3_streams_and_copies` overlaps work
+# on several streams.
 stream_synchronize = compperf.tr("stream.synchronize()")
 event_synchronize = compperf.tr("event.synchronize()")
 not_measured = {}
@@ -339,10 +354,15 @@ plt.show()
 # ``torch.cuda.set_sync_debug_mode("warn")`` makes PyTorch warn whenever an
 # operation makes the host wait for the device (``"error"`` raises instead;
 # ``"default"`` turns it off). PyTorch calls the mode experimental: it does not
-# catch every synchronization. It flags ``stream.synchronize()`` but not
-# ``torch.cuda.synchronize()``, and a ``non_blocking=True`` copy from pageable
-# memory can block without a warning. The cell below runs each way to wait
-# once in that mode, after queued work, and records which ones warned.
+# catch every synchronization. It flags the copies that wait and
+# ``stream.synchronize()``, but neither ``event.synchronize()`` nor
+# ``torch.cuda.synchronize()`` (in ``c10/cuda/CUDAFunctions.h`` the stream's
+# synchronization and the copies that wait call the warning, the device's
+# synchronization does not), so on a GPU the list of
+# silent calls below holds those two barriers as well as ``torch.where``;
+# and a ``non_blocking=True`` copy from pageable memory can block without a
+# warning. The cell below runs each way to wait once in that mode, after
+# queued work, and records which ones warned.
 if device.type == "cuda":
     flagged = {}
     with warnings.catch_warnings(record=True) as caught:
@@ -371,9 +391,9 @@ else:
         "that copy values to the host (.item(), .cpu(), .numpy(), .tolist(), "
         "printing), for boolean-mask indexing, nonzero(), if tensor: and "
         "stream.synchronize(), and stays silent for torch.where. It does not "
-        "flag torch.cuda.synchronize() (which compperf.synchronize() calls), "
-        "and a non_blocking copy from pageable memory can block without a "
-        "warning.",
+        "flag event.synchronize() nor torch.cuda.synchronize() (which "
+        "compperf.synchronize() calls), and a non_blocking copy from pageable "
+        "memory can block without a warning.",
         device=device,
     )
 
@@ -385,6 +405,15 @@ else:
 # tensors and read them once at the end, and prefer operations whose result
 # has a size known in advance.
 #
+# Queued work also fails late. A kernel that goes wrong on a GPU (an index
+# out of range, say) reports its error at the next call that waits for the
+# device or checks for errors, a blocker or a barrier perhaps many lines
+# later, and the traceback points there, not at the operation that failed.
+# To find the culprit, run the program with the environment variable
+# ``CUDA_LAUNCH_BLOCKING=1``: every kernel launch then waits until the
+# kernel has finished, so the error surfaces at its own line (and the
+# program runs slower; it is for debugging only).
+#
 # Summary
 # -------
 # * A barrier waits on purpose: ``torch.cuda.synchronize()``,
@@ -394,9 +423,15 @@ else:
 #   ``.cpu()``, ``.numpy()``, ``.tolist()``, ``print``, ``if tensor:``,
 #   boolean-mask indexing and ``nonzero()``; on CUDA also a copy from pageable
 #   host memory.
+# * A blocker waits for everything queued before it on the current stream,
+#   not only for the kernels that produce its value.
 # * ``torch.cuda.set_sync_debug_mode("warn")`` finds most hidden ones on CUDA,
-#   but not all: it does not flag ``torch.cuda.synchronize()``, and a
-#   ``non_blocking`` copy from pageable memory can block without a warning.
+#   but not all: it does not flag ``event.synchronize()`` nor
+#   ``torch.cuda.synchronize()``, and a ``non_blocking`` copy from pageable
+#   memory can block without a warning.
+# * A CUDA error (a bad index in a kernel, say) is reported at a later call
+#   that waits, not at the line that queued the kernel; see the note above
+#   the summary.
 # * On a CPU every operator has finished when it returns: nothing is left to
 #   wait for, and each blocker costs only its own work.
 #

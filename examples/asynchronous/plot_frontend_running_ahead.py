@@ -240,9 +240,11 @@ else:
 # --------------------------
 # The book warns that a frontend far ahead can use a lot of memory, because
 # every queued operation holds its inputs and outputs. In PyTorch the call that
-# queues a kernel also allocates its output. If you rebind ``y``,
-# the caching allocator reuses the old block for the next product, because
-# kernels on one stream run in order. If you keep every result, for instance
+# queues a kernel also allocates its output, and memory follows the tensors'
+# references, not the queue. If you rebind ``y``, the old output has no
+# reference left, and the caching allocator hands its block to the next
+# product at once, before the kernel that wrote it may even have run: that is
+# safe because kernels on one stream run in order. If you keep every result, for instance
 # by appending a loss tensor to a list instead of calling ``.item()``, each one
 # keeps its memory. You read the allocator right after the loop, before
 # waiting, while the queue is still full.
@@ -327,9 +329,12 @@ else:
 # * On a GPU, Python can queue work far ahead of the device; each launch then
 #   costs the host only microseconds, until the launch queue is full and
 #   Python moves at the device's pace.
-# * Queued work holds the memory of its outputs from the moment it is
-#   queued. Results you keep (a list of loss tensors) hold theirs until you
-#   drop them; results you rebind are reused by the caching allocator.
+# * Memory follows tensor references, not the queue: an output is allocated
+#   when its kernel is queued, and its block returns to the caching allocator
+#   when the last reference goes, even before that kernel has run; the next
+#   kernel on the same stream may reuse it, since the stream runs in order.
+#   Results you keep (a list of loss tensors) hold their memory until you
+#   drop them.
 # * On a CPU nothing is queued: each product exists once its call returns.
 #
 # Exercises

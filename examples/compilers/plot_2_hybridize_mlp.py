@@ -9,8 +9,10 @@ costs per call and what it costs to compile.
 
 To run this example yourself, install PyTorch, then ``pip install
 matplotlib``, and compperf as :ref:`run-yourself` explains. ``torch.compile``
-on a CPU also needs a C++ compiler (``g++`` or ``clang++``); without one the
-page says so and goes on with the other versions.
+on a CPU also needs a C++ compiler (``g++`` or ``clang++``), and on an NVIDIA
+GPU a C compiler (``gcc`` or ``clang``), which Triton calls the first time it
+builds its kernel launcher; without one the page says so and goes on with the
+other versions.
 """
 
 # %%
@@ -20,6 +22,17 @@ page says so and goes on with the other versions.
 # The model is the multilayer perceptron from the book, 512-256-128-2. You time
 # inference, so you switch off gradients for its parameters; the input is one
 # example, a batch of size 1.
+#
+# NVIDIA GPUs from the Ampere generation on can multiply float32 matrices on
+# TensorFloat32 (TF32) tensor cores, which round the inputs to 10 mantissa
+# bits: faster, less exact. ``torch.set_float32_matmul_precision`` chooses:
+# ``"highest"`` (PyTorch's default) keeps full float32, ``"high"`` allows
+# TF32. Every compiling page of this chapter sets ``"highest"`` on purpose,
+# so that eager mode and compiled code compute the same numbers and their
+# outputs can be compared closely. On such a GPU Inductor warns that TF32 is
+# available but not enabled; the pages hide exactly that warning, since the
+# choice is made. On a CPU the setting changes
+# nothing here.
 
 import math
 import re
@@ -46,6 +59,9 @@ if os.environ.get("COMPPERF_FAST") == "1":
 
 device = compperf.try_gpu()
 print(compperf.environment(device))
+# Full float32 matrix products, in eager mode and compiled code alike.
+torch.set_float32_matmul_precision("highest")
+warnings.filterwarnings("ignore", "TensorFloat32 tensor cores")  # see above
 
 
 def get_net():
@@ -126,7 +142,7 @@ try:
     setup_seconds = prepare_compiler()
 except (
     torch._dynamo.exc.BackendCompilerFailed
-) as error:  # No C++ compiler here.
+) as error:  # No C or C++ compiler here.
     setup_seconds = None
     print(
         compperf.tr(
@@ -148,7 +164,10 @@ else:
 # ``torch.compile`` returns at once; the work happens on the first call. Dynamo
 # captures the forward pass as a graph, and Inductor generates code for it.
 # Compiled code is cached on disk, so the first call takes much longer on a
-# fresh machine than on one that has compiled this model before. The cell times
+# fresh machine (a cold compile) than on one that has compiled this model
+# before (a warm one, as in a rebuild of these pages). The line under the
+# time says whether Inductor found this graph in its caches, from its own
+# count of cache hits. The cell times
 # the first call by hand, with the PyTorch calls you would write yourself: a
 # clock read, and on a GPU ``torch.cuda.synchronize`` before the second read,
 # because the GPU may still be running the work that the call queued.
@@ -163,12 +182,25 @@ else:
 # On a CUDA GPU they are Triton kernels: Inductor calls ``mm`` without the bias
 # and fuses the bias and the ReLU into one kernel,
 # ``triton_poi_fused_addmm_relu_0``, one pass over memory instead of two.
+# On Apple's MPS, Inductor writes Metal shaders instead (``generated_kernel_0``
+# and so on), which the list below counts as Metal.
+
+
+def cache_hits():
+    """Graphs that Inductor found in its caches on disk in this process."""
+    counters = torch._dynamo.utils.counters
+    return (
+        counters["inductor"]["fxgraph_cache_hit"]
+        + counters["aot_autograd"]["autograd_cache_hit"]
+    )
+
 
 compiled = None
 if setup_seconds is not None:
     from torch._inductor.utils import run_and_get_code
 
     compiled = torch.compile(net)
+    hits_before = cache_hits()
     start = time.perf_counter()
     compiled_output, (generated,) = run_and_get_code(compiled, x)
     synchronize()
@@ -179,6 +211,16 @@ if setup_seconds is not None:
             seconds=first_call_seconds,
         )
     )
+    if cache_hits() > hits_before:
+        compperf.say(
+            "cache hit: Inductor loaded this graph's compiled code from its "
+            "caches on disk (a warm start); a cold compile takes longer"
+        )
+    else:
+        compperf.say(
+            "cache miss: Inductor did not find this graph in its caches on "
+            "disk and generated its code anew"
+        )
     torch.testing.assert_close(compiled_output, reference)
     print(compperf.tr("torch.compile output matches eager mode."), end="\n\n")
 
@@ -186,8 +228,8 @@ if setup_seconds is not None:
 # The calls in Inductor's generated ``call`` function, in order:
 
 LAUNCH = (
-    r"^\s+(extern_kernels\.\w+|cpp_fused_\w+|triton_\w+)"
-    r"(?=\(|\.run\()"
+    r"^\s+(extern_kernels\.\w+|cpp_fused_\w+|triton_\w+"
+    r"|generated_kernel_\d+)(?=\(|\.run\()"
 )
 
 
@@ -209,7 +251,7 @@ if compiled is not None:
         "{n} {language} kernel",
         "{n} {language} kernels",
         len(calls) - library,
-        language="Triton" if device.type == "cuda" else "C++",
+        language={"cuda": "Triton", "mps": "Metal"}.get(device.type, "C++"),
     )
     products = compperf.tr_plural(
         "{n} matrix product", "{n} matrix products", library
@@ -240,8 +282,16 @@ if compiled is not None:
 #    own input buffer first. The output also lives in the graph's memory, and
 #    the next replay overwrites it, so the cell clones it before comparing.
 #
-# A new input shape means a new recording. On other devices there is no CUDA
-# graph to record, and the cell says so instead of compiling a second time.
+# A new input shape means a new recording. A recorded graph also keeps its
+# memory: its intermediates and outputs live in a memory pool of its own for
+# as long as the graph exists, so each recording costs GPU memory besides
+# the model's. ``torch.compile`` starts a new iteration at each call, so the
+# previous call's outputs may be overwritten; where that guess is wrong (two
+# calls per step, or a loop that keeps outputs), call
+# ``torch.compiler.cudagraph_mark_step_begin()`` before each step, or clone
+# an output you keep: reading an overwritten output raises an error that
+# says so. On other devices there is no CUDA graph to record, and the cell
+# says so instead of compiling a second time.
 
 reduce_overhead = None
 if device.type == "cuda" and compiled is not None:

@@ -8,8 +8,9 @@ win on this machine, if it does.
 
 To run this example yourself, install PyTorch, then ``pip install
 matplotlib``, and compperf as :ref:`run-yourself` explains. ``torch.compile``
-on a CPU also needs a C++ compiler (``g++`` or ``clang++``); without one the
-page says so and compares the other versions.
+on a CPU also needs a C++ compiler (``g++`` or ``clang++``), and on an NVIDIA
+GPU a C compiler (``gcc`` or ``clang``) for Triton's first kernel; without
+one the page says so and compares the other versions.
 """
 
 # %%
@@ -41,6 +42,10 @@ if os.environ.get("COMPPERF_FAST") == "1":
 
 device = compperf.try_gpu()
 print(compperf.environment(device))
+# Full float32 matrix products, in eager mode and compiled code alike; TF32
+# and Inductor's warning about it: see page 2 of this chapter.
+torch.set_float32_matmul_precision("highest")
+warnings.filterwarnings("ignore", "TensorFloat32 tensor cores")
 
 # %%
 # Three versions of one model
@@ -101,7 +106,7 @@ try:
     compiled = torch.compile(net, dynamic=True)
 except (
     torch._dynamo.exc.BackendCompilerFailed
-) as error:  # No C++ compiler here.
+) as error:  # No C or C++ compiler here.
     print(
         compperf.tr(
             "torch.compile failed here, so the sweep continues without it: {error}",
@@ -120,7 +125,10 @@ except (
 # specializes them), so batch size 1 gets a graph of its own and the other
 # sizes share the dynamic one. Dynamo keeps its statistics for the whole
 # process, so the cell counts the graphs as a difference: the count after the
-# sweep minus the count before it.
+# sweep minus the count before it. The last line says whether Inductor found
+# the graphs in its caches on disk (a warm start, as in a rebuild of these
+# pages: shorter first calls than a cold compile on a fresh machine), from
+# its own count of cache hits.
 
 
 def graphs_compiled():
@@ -128,10 +136,19 @@ def graphs_compiled():
     return torch._dynamo.utils.counters["stats"]["unique_graphs"]
 
 
+def cache_hits():
+    """Graphs that Inductor found in its caches on disk in this process."""
+    counters = torch._dynamo.utils.counters
+    return (
+        counters["inductor"]["fxgraph_cache_hit"]
+        + counters["aot_autograd"]["autograd_cache_hit"]
+    )
+
+
 inputs = {size: torch.randn(size, 512, device=device) for size in BATCH_SIZES}
 first_calls = {}
 if compiled is not None:
-    graphs_before = graphs_compiled()
+    graphs_before, hits_before = graphs_compiled(), cache_hits()
     for size, x in inputs.items():
         start = time.perf_counter()
         output = compiled(x)
@@ -157,6 +174,16 @@ if compiled is not None:
             seconds=sum(first_calls.values()),
         )
     )
+    if cache_hits() > hits_before:
+        compperf.say(
+            "cache hit: Inductor loaded compiled code from its caches on disk "
+            "(a warm start); cold first calls take longer"
+        )
+    else:
+        compperf.say(
+            "cache miss: Inductor did not find these graphs in its caches on "
+            "disk and generated their code anew"
+        )
     print()
     print(
         compperf.tr(

@@ -9,8 +9,9 @@ works through the chapter's exercise "hybridize another model".
 
 To run this example yourself, install PyTorch, then ``pip install matplotlib
 numpy``, and compperf as :ref:`run-yourself` explains. ``torch.compile`` on a
-CPU also needs a C++ compiler (``g++`` or ``clang++``); without one the page
-says so and compares the other versions.
+CPU also needs a C++ compiler (``g++`` or ``clang++``), and on an NVIDIA GPU
+a C compiler (``gcc`` or ``clang``) for Triton's first kernel; without one
+the page says so and compares the other versions.
 """
 
 # %%
@@ -43,6 +44,12 @@ if os.environ.get("COMPPERF_FAST") == "1":
 
 device = compperf.try_gpu()
 print(compperf.environment(device))
+# Full float32 matrix products, in eager mode and compiled code alike; TF32
+# and Inductor's warning about it: see page 2 of this chapter. cuDNN's
+# convolutions follow their own switch, torch.backends.cudnn.allow_tf32,
+# which PyTorch leaves on: on an Ampere or newer GPU they use TF32 in both.
+torch.set_float32_matmul_precision("highest")
+warnings.filterwarnings("ignore", "TensorFloat32 tensor cores")
 
 # %%
 # Two models
@@ -114,7 +121,9 @@ for name, (model, shape) in models.items():
 # ``torch.compile``, as in the earlier pages. Inductor also keeps the code it
 # generates in a cache on disk: where an earlier page or run already compiled
 # a model, as the earlier pages of this chapter compile the perceptron, its
-# figure here is a warm-cache time.
+# figure here is a warm-cache time, shorter than a cold compile on a fresh
+# machine. The line under the table says whether Inductor found the compiled
+# graphs in its caches, from its own count of cache hits.
 
 
 def call_noting_jit_deprecation(fn, *args, **kwargs):
@@ -169,6 +178,18 @@ except torch._dynamo.exc.BackendCompilerFailed:
             "torch.compile does not work here: the page goes on without it."
         )
     )
+
+
+def cache_hits():
+    """Graphs that Inductor found in its caches on disk in this process."""
+    counters = torch._dynamo.utils.counters
+    return (
+        counters["inductor"]["fxgraph_cache_hit"]
+        + counters["aot_autograd"]["autograd_cache_hit"]
+    )
+
+
+hits_before = cache_hits()
 variants, one_off, inputs, programs = {}, {}, {}, {}
 for name, (model, shape) in models.items():
     inputs[name] = {
@@ -195,7 +216,7 @@ for name, (model, shape) in models.items():
         for size, x in inputs[name].items():
             step = compperf.tr("torch.compile, batch {size}", size=size)
             _, one_off[name, step] = timed(compiled, x)
-    # Compiling fails, for example, where there is no C++ compiler.
+    # Compiling fails, for example, where there is no C or C++ compiler.
     except torch._dynamo.exc.BackendCompilerFailed as error:
         print(
             compperf.tr(
@@ -228,6 +249,17 @@ for step in dict.fromkeys(step for _, step in one_off):
             "{step:<40}{mlp:>10}{lenet:>10}", step=step, mlp=mlp, lenet=lenet
         )
     )
+if any("torch.compile" in v for v in variants.values()):
+    if cache_hits() > hits_before:
+        compperf.say(
+            "cache hit: Inductor loaded compiled code from its caches on disk "
+            "(a warm start); cold first calls take longer"
+        )
+    else:
+        compperf.say(
+            "cache miss: Inductor did not find these graphs in its caches on "
+            "disk and generated their code anew"
+        )
 
 # %%
 # Same outputs everywhere
@@ -524,10 +556,14 @@ compperf.say(
 # %%
 # **2.** What changes is the element-wise work between the convolutions and
 # the matrix products, which eager mode runs as separate passes over memory
-# and Inductor fuses. ReLU and max pooling cost less than the sigmoid and
-# average pooling, so there is less of that work to save, and the compiled
-# version's speed-up tends to shrink. Build ``get_lenet`` with ``nn.ReLU`` and
-# ``nn.MaxPool2d`` and run this page again to measure it on your machine.
+# and Inductor fuses. On a CPU, a sigmoid (an exponential per element) costs
+# more arithmetic than a ReLU (a comparison), so the modern version may leave
+# less to save. On a GPU each such pass is limited by memory bandwidth rather
+# than arithmetic, so a ReLU costs about as much as a sigmoid, and the
+# saving from fusing them changes little. Max and average pooling both read
+# each window once. Which way the speed-up moves is a measurement: build
+# ``get_lenet`` with ``nn.ReLU`` and ``nn.MaxPool2d`` and run this page again
+# on your machine.
 #
 # **3.** On a CPU the log shows the convolutions handed to a library
 # (``extern_kernels.convolution``) and C++ kernels whose names list what each

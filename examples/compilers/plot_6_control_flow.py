@@ -156,13 +156,13 @@ for number, (_, graph_module) in enumerate(captured, start=1):
 # 3. ``torch.export`` refuses
 # ---------------------------
 # ``torch.export`` promises one whole graph that runs without Python, for
-# any input of the declared kind. A graph break would leave Python in the
-# loop, so export stops instead, at the line with the ``if``. The cell wraps
-# the function in a module (export takes an ``nn.Module``) and prints the
-# error's type, its first line and the line of code it points at. The last
-# line lists what export had traced when it stopped: ``item`` is the moment
-# it needed the value of the condition, which a graph made in advance cannot
-# know.
+# any input of the declared kind. A graph break would need Python to run
+# between two graphs, so export stops instead, at the line with the ``if``.
+# The cell wraps the function in a module (export takes an ``nn.Module``)
+# and prints the error's type, its first line and the line of code it points
+# at. The last line lists what export had traced when it stopped: ``item`` is
+# the moment it needed the value of the condition, which a graph made in
+# advance cannot know.
 
 
 class Shift(torch.nn.Module):

@@ -9,8 +9,9 @@ one break costs on this machine.
 
 To run this example yourself, install PyTorch (``pip install torch``), and
 compperf as :ref:`run-yourself` explains. ``torch.compile`` on a CPU also needs a C++
-compiler (``g++`` or ``clang++``); without one the page says so and measures
-with a backend that generates no code.
+compiler (``g++`` or ``clang++``), and on an NVIDIA GPU a C compiler (``gcc``
+or ``clang``) for Triton's first kernel; without one the page says so and
+measures with a backend that generates no code.
 """
 
 # %%
@@ -47,6 +48,10 @@ with warnings.catch_warnings():
 
 device = compperf.try_gpu()
 print(compperf.environment(device))
+# Full float32 matrix products, in eager mode and compiled code alike; TF32
+# and Inductor's warning about it: see page 2 of this chapter.
+torch.set_float32_matmul_precision("highest")
+warnings.filterwarnings("ignore", "TensorFloat32 tensor cores")
 
 # %%
 # Three usual causes
@@ -229,13 +234,16 @@ for name, (fn, args) in fixes.items():
 # Now the real compiler: ``torch.compile`` with its default backend, Inductor,
 # on the ``.item()`` function and on its fix, timed against eager mode on the
 # same 1000 numbers. The first call of each compiled version compiles it; the
-# table times the calls after that. Everything in this cell runs on one
+# table times the calls after that. A first call that finds these graphs in
+# Inductor's caches on disk (on a machine that ran this page before) is a
+# warm compile, shorter than a cold one on a fresh machine. Everything in this cell runs on one
 # thread: work this small gains nothing from a second one, and one thread is
 # less disturbed by other programs running on the machine. The thread count is
 # set before compiling because it is part of what a compiled graph assumes:
 # changing it later would make Dynamo compile again (the next example shows
-# these assumptions, the guards). If this machine cannot compile (on a CPU,
-# Inductor needs a C++ compiler), the cell says so and uses the
+# these assumptions, the guards). If this machine cannot compile (Inductor
+# needs a C++ compiler on a CPU, and Triton a C compiler on a GPU), the cell
+# says so and uses the
 # ``aot_eager`` backend, which captures the same graphs without generating
 # code, so the break is still there to measure.
 
@@ -255,7 +263,7 @@ for name, fn in (
         torch.testing.assert_close(compiled(x), fn(x))
     except (
         torch._dynamo.exc.BackendCompilerFailed
-    ) as error:  # for example, when no C++ compiler is installed
+    ) as error:  # for example, when no C or C++ compiler is installed
         reason = f"{type(error).__name__}: {str(error).splitlines()[0]}"
         compperf.say(
             "Inductor cannot compile here ({error}); using the aot_eager backend "

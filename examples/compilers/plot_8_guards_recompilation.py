@@ -20,9 +20,13 @@ are captured but never turned into machine code.
 # what it saw: the shapes, the dtypes, the value of every Python number. Each
 # assumption becomes a guard, checked before each call. When a guard fails,
 # Dynamo traces and compiles again. A model that sees a new sequence length on
-# every batch can spend more time compiling than running, and past a limit
-# Dynamo gives up and runs the function in eager mode. The first line says
-# which device and software produced the outputs below.
+# every batch compiles again at the second length; Dynamo then makes that
+# size a symbol (automatic dynamic shapes, below), and later lengths usually
+# reuse the graph. A value that cannot become a symbol, such as a Python
+# number that the code loops or branches on, recompiles at every new value:
+# such a function can spend more time compiling than running, and past a
+# limit Dynamo gives up and runs it in eager mode. The first line says which
+# device and software produced the outputs below.
 
 import contextlib
 import logging
@@ -507,11 +511,13 @@ with compiler_log(recompiles=True) as messages:
     compiled(torch.randn(4, requires_grad=True), 2.0)
 print([m for m in messages if m.startswith("Recompiling")])
 
-# 2. Yes: the thread count is part of the global-state guard.
+# 2. Yes: the thread count is part of the global-state guard. The cell
+#    switches to another count than the current one (2 where the process
+#    runs one thread, as under OMP_NUM_THREADS=1, else 1).
 fresh_start()
 threads = torch.get_num_threads()
 compiled(torch.randn(4), 2.0)
-torch.set_num_threads(1)
+torch.set_num_threads(2 if threads == 1 else 1)
 compiled(torch.randn(4), 2.0)
 torch.set_num_threads(threads)
 print(len(graphs))  # two graphs

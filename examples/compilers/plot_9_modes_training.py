@@ -10,8 +10,9 @@ its compile time.
 
 To run this example yourself, install PyTorch (``pip install torch``), and
 compperf as :ref:`run-yourself` explains. ``torch.compile`` on a CPU also needs a C++
-compiler (``g++`` or ``clang++``); without one the page says so and skips
-the compiled runs.
+compiler (``g++`` or ``clang++``), and on an NVIDIA GPU a C compiler (``gcc``
+or ``clang``) for Triton's first kernel; without one the page says so and
+skips the compiled runs.
 """
 
 # %%
@@ -21,8 +22,8 @@ the compiled runs.
 # work as a CUDA graph, which removes the cost of launching many small GPU
 # kernels, but it does nothing for a CPU. ``max-autotune`` tries several
 # implementations of each matrix product and keeps the fastest, which costs
-# compile time, and it turns on CUDA graphs too. Training adds the backward pass and the optimizer, which the
-# compiler must capture too. What pays depends on the device, so the page
+# compile time, and it turns on CUDA graphs too. Training adds the backward
+# pass and the optimizer, which the compiler must capture too. What pays depends on the device, so the page
 # measures it. The first line says which device and software produced the
 # numbers below.
 
@@ -53,15 +54,20 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", r"`torch\.jit\.", DeprecationWarning)
     import torch._inductor.compile_fx
 
-# One CPU thread: these small models gain little from a second one, and a
-# single thread is less disturbed by other programs on a shared machine. The
-# thread count is part of what compiled code assumes (a guard, see the
+# One CPU thread: a single thread is less disturbed by other programs on a
+# shared machine (whether a second one would speed these small models up is
+# not measured here; the parallelism chapter measures threads). The thread
+# count is part of what compiled code assumes (a guard, see the
 # previous page), so it is set before anything compiles, stays the same in
 # the answers, and is given back at the end of the page.
 threads_before = torch.get_num_threads()
 torch.set_num_threads(1)
 device = compperf.try_gpu()
 print(compperf.environment(device))
+# Full float32 matrix products, in eager mode and compiled code alike; TF32
+# and Inductor's warning about it: see page 2 of this chapter.
+torch.set_float32_matmul_precision("highest")
+warnings.filterwarnings("ignore", "TensorFloat32 tensor cores")
 
 # %%
 # What each mode turns on
@@ -103,8 +109,17 @@ for mode in (
 # the second. On a CPU, Inductor has few alternatives to benchmark for the
 # three matrix products; on a GPU, ``max-autotune`` benchmarks Triton
 # templates for each of them, which typically takes tens of seconds. If a
-# mode cannot compile (on a CPU, Inductor needs a C++ compiler), the cell says
-# so and goes on without it.
+# mode cannot compile (Inductor needs a C++ compiler on a CPU, and Triton a C
+# compiler on a GPU), the cell says so and goes on without it.
+#
+# Each first call below compiles, and its time depends on Inductor's caches
+# on disk. The last column says whether Inductor found the compiled graph
+# there (a hit: a warm start, as in a rebuild of these pages) or generated
+# its code anew (a miss), from its own count of cache hits. A miss is not
+# always a cold compile: Inductor also keeps each compiled kernel, so a
+# later mode that generates the same kernels skips compiling them, which is
+# why its first call can be much shorter. Only a fresh machine, or an empty
+# ``TORCHINDUCTOR_CACHE_DIR``, compiles everything cold.
 
 
 def get_net():
@@ -124,6 +139,7 @@ expected = net(x)
 
 eager_label = compperf.tr("eager")
 compile_seconds, cudagraph_skips, modes = {}, {}, {eager_label: net}
+warm = {}  # mode -> whether its first call hit Inductor's caches on disk
 comparisons = {}
 for mode in ("default", "reduce-overhead", "max-autotune"):
     torch.compiler.reset()
@@ -135,7 +151,7 @@ for mode in ("default", "reduce-overhead", "max-autotune"):
         compperf.synchronize(device)
     except (
         torch._dynamo.exc.BackendCompilerFailed
-    ) as error:  # for example, when no C++ compiler is installed
+    ) as error:  # for example, when no C or C++ compiler is installed
         print(
             compperf.tr(
                 "{mode}: cannot compile here ({error})",
@@ -145,6 +161,10 @@ for mode in ("default", "reduce-overhead", "max-autotune"):
         )
         continue
     compile_seconds[mode] = timer.stop()
+    warm[mode] = (
+        counters["inductor"]["fxgraph_cache_hit"]
+        + counters["aot_autograd"]["autograd_cache_hit"]
+    ) > 0
     torch.testing.assert_close(out, expected)
     cudagraph_skips[mode] = counters["inductor"]["cudagraph_skips"]
     modes[mode] = compiled
@@ -157,24 +177,34 @@ for mode in ("default", "reduce-overhead", "max-autotune"):
 for mode, seconds in compile_seconds.items():
     print(
         compperf.tr(
-            "{mode:<16}first call {seconds:6.2f} s, CUDA graphs skipped: {skips}",
+            "{mode:<16}first call {seconds:6.2f} s, CUDA graphs skipped: "
+            "{skips}, {cache}",
             mode=mode,
             seconds=seconds,
             skips=cudagraph_skips[mode],
+            cache=compperf.tr("cache hit")
+            if warm[mode]
+            else compperf.tr("cache miss"),
         )
     )
 
 # %%
 # The cell below reads the counters. On a GPU, ``reduce-overhead`` records the
 # network as a CUDA graph and replays it on later calls, unless something
-# stops it (the skip counter then rises). On a CPU there are no CUDA graphs:
-# Inductor skips them, and the mode runs the same generated code as
+# stops it (the skip counter then rises). With graph partitioning, Inductor's
+# default, the counter can stay at 0 while part of the work runs outside the
+# graphs: Inductor splits the graph around what it cannot capture, and only
+# the parts it captures replay. A zero therefore means "nothing skipped
+# whole", not "everything replays"; a profile (see the asynchronous
+# chapter's profiler page) shows what ran outside. On a CPU there are no CUDA
+# graphs: Inductor skips them, and the mode runs the same generated code as
 # ``default``.
 
 if "reduce-overhead" in cudagraph_skips:
     if device.type == "cuda" and cudagraph_skips["reduce-overhead"] == 0:
         compperf.say(
-            "reduce-overhead: the network runs as a CUDA graph on this GPU"
+            "reduce-overhead: no CUDA-graph skip counted on this GPU; with "
+            "graph partitioning, work outside the graphs is not counted"
         )
     elif device.type == "cuda":
         compperf.say(
@@ -301,7 +331,7 @@ try:
             first_steps.append(timer.stop())
 except (
     torch._dynamo.exc.BackendCompilerFailed
-) as error:  # for example, when no C++ compiler is installed
+) as error:  # for example, when no C or C++ compiler is installed
     compperf.say(
         "the training step cannot compile here ({error})",
         error=str(error).splitlines()[0],
@@ -468,8 +498,11 @@ x = torch.randn(1024, 784, device=device)
 for name, run in modes.items():
     print(compperf.measure(run, x, device=device, description=name, warmup=2))
 
-# 2. Still three graphs: Adam's update (two running averages per
-#    weight) is one larger graph, so the first step compiles longer.
+# 2. Adam keeps two running averages per weight, so its update is more
+#    work to trace and compile. The last number printed is the count of
+#    graphs on this device; on CUDA, Dynamo also sets Adam's
+#    ``capturable=True`` (its step counters stay on the GPU), which changes
+#    the optimizer's code path, so the count may differ there.
 torch.compiler.reset()
 counters.clear()
 model = get_net().to(device)

@@ -179,6 +179,13 @@ def test_guards_cover_the_tensor_and_the_constant(guards: Run) -> None:
     assert guards.probe["first_guards"][1] == "EQUALS_MATCH: L['scale'] == 2.0"
 
 
+def test_thread_count_answer_recompiles_under_one_thread() -> None:
+    # Answer 2 switches to another thread count than the current one, so it prints two
+    # graphs (then answer 3 one) even where the process starts with one thread.
+    run = run_alone("plot_8_guards_recompilation.py", "len(graphs)", OMP_NUM_THREADS="1")
+    assert run.check().stdout.split()[-2:] == ["2", "1"]
+
+
 def test_recompiles_on_shape_dtype_and_constant(guards: Run) -> None:
     assert guards.probe["recompiled"] == {
         "same input again": 0,
@@ -249,6 +256,10 @@ def test_every_mode_compiles_and_reduce_overhead_falls_back_on_cpu(modes: Run) -
     probe = modes.probe
     assert set(probe["compile_seconds"]) == {"default", "reduce-overhead", "max-autotune"}
     assert all(seconds > 0 for seconds in probe["compile_seconds"].values())
+    # Each first call says whether Inductor found its graph in the caches on disk.
+    first_calls = re.findall(r"^\S+ *first call .*$", modes.stdout, re.MULTILINE)
+    assert len(first_calls) == 3
+    assert all(line.endswith((", cache hit", ", cache miss")) for line in first_calls)
     if probe["device"] == "cpu":
         assert probe["cudagraph_skips"]["default"] == 0
         assert probe["cudagraph_skips"]["reduce-overhead"] >= 1

@@ -45,6 +45,57 @@ def test_page_says_what_to_install(name: str) -> None:
     assert "pip install" in docstring
 
 
+# The pages whose models Inductor compiles (pages 1, 4, 6 and 8 generate no code).
+INDUCTOR_PAGES = (
+    "plot_2_hybridize_mlp.py",
+    "plot_3_when_compilation_pays.py",
+    "plot_5_cnn_exercise.py",
+    "plot_7_graph_breaks.py",
+    "plot_9_modes_training.py",
+)
+
+
+@pytest.mark.parametrize("name", INDUCTOR_PAGES)
+def test_float32_matmul_precision_is_set_before_compiling(name: str) -> None:
+    # The same precision for eager mode and compiled code, chosen on purpose, before the
+    # first compilation; Inductor's TF32 warning (Ampere or newer GPUs) is then expected
+    # and hidden exactly, as page 2 explains.
+    source = (CHAPTER / name).read_text(encoding="utf-8")
+    code = source.split('"""', 2)[2]
+    setting = code.index('torch.set_float32_matmul_precision("highest")')
+    assert setting < code.index("torch.compile(")
+    assert 'warnings.filterwarnings("ignore", "TensorFloat32 tensor cores")' in code
+    explanation = (CHAPTER / INDUCTOR_PAGES[0]).read_text(encoding="utf-8")
+    assert "TensorFloat32 (TF32)" in explanation
+    if name != INDUCTOR_PAGES[0]:
+        assert "see page 2 of this chapter" in code
+
+
+def test_the_hidden_tf32_warning_is_inductors() -> None:
+    import inspect
+    import warnings
+
+    with warnings.catch_warnings():  # Inductor's import uses torch.jit.script_method.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from torch._inductor import compile_fx
+
+    source = inspect.getsource(compile_fx._warn_tf32_disabled)
+    message = re.search(r'"(TensorFloat32 tensor cores[^"]*)"', source)[1]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", "TensorFloat32 tensor cores")
+        warnings.warn(message, stacklevel=1)
+    assert caught == []
+
+
+@pytest.mark.parametrize("name", INDUCTOR_PAGES)
+def test_page_names_the_compiler_each_device_needs(name: str) -> None:
+    docstring = " ".join((CHAPTER / name).read_text(encoding="utf-8").split('"""')[1].split())
+    assert "on a CPU also needs a C++ compiler" in docstring
+    # Triton builds its launcher with a C compiler on first use (triton/runtime/build.py).
+    assert "on an NVIDIA GPU a C compiler (``gcc`` or ``clang``)" in docstring
+
+
 # --- Imperative and symbolic programs -------------------------------------------------
 
 _FX_PROBE = """{
@@ -192,6 +243,10 @@ def test_process_setup_is_timed_apart_from_the_model(hybridize: Run) -> None:
     assert stdout.index("compiling a one-line function took") < stdout.index(
         "torch.compile, first call:"
     )
+    # Whether that first call found the graph in Inductor's caches (a warm start) or not.
+    hit = "cache hit: Inductor loaded this graph's compiled code" in stdout
+    miss = "cache miss: Inductor did not find this graph" in stdout
+    assert hit != miss
 
 
 def test_inductor_code_is_listed(hybridize: Run) -> None:
