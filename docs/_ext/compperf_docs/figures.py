@@ -293,6 +293,8 @@ def _draw(payload: bytes, table: Translations, where: str, fonts: list[str]) -> 
     from matplotlib.text import Text
     from sphinx_gallery.scrapers import _matplotlib_fig_titles
 
+    from compperf.figure_layout import texts_outside
+
     produced: set[str] = set()
 
     def translate(text: str) -> str:
@@ -326,6 +328,7 @@ def _draw(payload: bytes, table: Translations, where: str, fonts: list[str]) -> 
                 if to_rgba(value) != to_rgba(matplotlib.rcParams[f"figure.{attr}"]):
                     kwargs[attr] = value
             fig.savefig(buffer, format="png", **kwargs)
+            cut = [f"{table.example}: {where}: {text}" for text in texts_outside(fig)]
         drawn = [
             t
             for t in fig.findobj(Text)
@@ -343,7 +346,7 @@ def _draw(payload: bytes, table: Translations, where: str, fonts: list[str]) -> 
             )
             for text in dict.fromkeys(shown)
             if text not in produced and text not in code and has_words(text)
-        ]
+        ] + cut
         missing = [str(w.message) for w in caught if "missing from font" in str(w.message)]
         alt = _matplotlib_fig_titles(fig).replace("\n", " ")
     finally:
