@@ -64,5 +64,5 @@ def test_translated_comments_fit_79_columns(code: str, path: Path) -> None:
 
 
 def test_a_chinese_character_counts_two_columns() -> None:
-    assert too_wide("x = 1  # one", "x = 1  # " + "一" * 36) == []
-    assert too_wide("x = 1  # one", "x = 1  # " + "一" * 36 + "二") == ["x = 1  # " + "一" * 37]
+    assert too_wide("x = 1  # one", "x = 1  # " + "一" * 35) == []  # 9 + 70 columns
+    assert too_wide("x = 1  # one", "x = 1  # " + "一" * 36) == ["x = 1  # " + "一" * 36]
