@@ -25,7 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from compperf import catalogs, recording
+from compperf import catalogs, numerals, recording
 from compperf.catalogs import MissingTranslation
 from compperf.fonts import FONT_WHEELS, FONTS, add_wheel_fonts, use_fonts, wheel_fonts
 from compperf.recording import parts
@@ -307,29 +307,21 @@ def table(
 _STRING_SPEC = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>^]))?(?P<width>\d+)")
 
 
-# Thousands separators where a language does not write a comma: in Russian "2,033" reads
-# as two and a fraction. The digits stay the same in every language.
-_GROUP_SEPARATOR = {"ru": "\N{NO-BREAK SPACE}"}
-
-
 class _ColumnFormatter(string.Formatter):
     """``str.format``, except that a string field's width counts columns, not characters,
-    and a number's thousands separator is the language's.
+    and a number is written in the language's convention (:mod:`compperf.numerals`).
 
     A table row laid out as ``"{tool:<28}{outcome:<18}"`` then stays aligned when a cell
     is Chinese, whose characters take two columns each.
     """
 
-    def __init__(self, group_separator: str = ",") -> None:
-        self.group_separator = group_separator
+    def __init__(self, code: str = SOURCE_LANGUAGE) -> None:
+        self.code = code
 
     def format_field(self, value: object, format_spec: str) -> str:
         match = _STRING_SPEC.fullmatch(format_spec) if isinstance(value, str) else None
         if match is None:
-            text = super().format_field(value, format_spec)
-            if self.group_separator != "," and "," in format_spec:
-                text = text.replace(",", self.group_separator)
-            return text
+            return numerals.localize(super().format_field(value, format_spec), value, self.code)
         text = str(value)
         pad = max(int(match["width"]) - display_width(text), 0)
         fill, align = match["fill"] or " ", match["align"] or "<"
@@ -339,4 +331,4 @@ class _ColumnFormatter(string.Formatter):
 
 @cache
 def _formatter(code: str) -> _ColumnFormatter:
-    return _ColumnFormatter(_GROUP_SEPARATOR.get(code, ","))
+    return _ColumnFormatter(code)

@@ -327,16 +327,16 @@ def compare(measurements: Sequence[Measurement], title: str | Text | None = None
             tr("runs x calls"),
             tr("threads"),
         ]
-    rows = [
-        (
-            m.description,
-            m.device,
-            format_time(m.median),
-            format_time(m.iqr),
-            f"{m.median / baseline:.2f}x",
-            f"{m.runs} x {m.number_per_run}",
-            str(m.num_threads),
-        )
-        for m in measurements
-    ]
+        rows = [
+            (
+                m.description,
+                m.device,
+                format_time(m.median),
+                format_time(m.iqr),
+                tr("{ratio:.2f}×", ratio=m.median / baseline),  # noqa: RUF001 (as a Ratio writes it)
+                f"{m.runs} x {m.number_per_run}",
+                str(m.num_threads),
+            )
+            for m in measurements
+        ]
     return table(header, rows, title=title)

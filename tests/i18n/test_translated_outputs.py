@@ -14,6 +14,7 @@ import html
 import json
 import re
 import shutil
+import string
 import subprocess
 from pathlib import Path
 from types import SimpleNamespace
@@ -24,7 +25,7 @@ import tiny_site
 from compperf_docs import figures
 from compperf_docs import printed as printed_module
 
-from compperf import i18n
+from compperf import i18n, numerals
 
 DOCS = tiny_site.DOCS
 PROJECT = tiny_site.project(chapters=("tiny",))
@@ -241,13 +242,24 @@ def test_english_page_is_unchanged(site: SimpleNamespace) -> None:
     assert _figure(site, FIRST.code).name == "sphx_glr_plot_timers_001.png"
 
 
+def _as_printed(template: str, code: str) -> str:
+    """``template`` filled with :data:`VALUES`, numbers in ``code``'s convention, as compperf
+    prints them (compperf.numerals: «1,2 мс» in Russian)."""
+
+    class Printed(string.Formatter):
+        def format_field(self, value: object, spec: str) -> str:
+            return numerals.localize(super().format_field(value, spec), value, code)
+
+    return Printed().format(template, **VALUES)
+
+
 @pytest.mark.parametrize("language", _languages() if MESSAGES else [], ids=lambda x: x.code)
 def test_printed_sentence_is_in_the_pages_language(
     site: SimpleNamespace, language: compperf_project.Language
 ) -> None:
     assert "executed 0 out of 0" in site.logs[language.code]
     outputs = _outputs(_page(site, language.code))
-    translated = i18n.wrap(MESSAGES[language.code][SENTENCE].format(**VALUES))
+    translated = i18n.wrap(_as_printed(MESSAGES[language.code][SENTENCE], language.code))
     assert translated in outputs
     assert "The naive timer" not in outputs
     assert "only the second one waits" not in outputs

@@ -143,7 +143,7 @@ def test_compare_lays_results_side_by_side():
     assert lines[1].split()[:3] == ["device", "median", "IQR"]
     assert lines[1].endswith("vs first  runs x calls  threads")
     assert lines[3].split()[:5] == ["eager", "cpu", "2", "ms", "0"]
-    assert "0.50x" in lines[4]
+    assert "0.50×" in lines[4]
     assert "5 x 10" in lines[4]
 
 

@@ -312,6 +312,8 @@ def _draw(
     from matplotlib.text import Text
     from sphinx_gallery.scrapers import _matplotlib_fig_titles
 
+    from compperf.figure_layout import texts_outside
+
     produced: set[str] = set()
 
     def translate(text: str) -> str:
@@ -352,6 +354,7 @@ def _draw(
                 copy = io.BytesIO()
                 fig.savefig(copy, format="png", **{**kwargs, "dpi": factor * dpi})
                 copies[factor] = copy.getvalue()
+            cut = [f"{table.example}: {where}: {text}" for text in texts_outside(fig)]
         drawn = [
             t
             for t in fig.findobj(Text)
@@ -369,7 +372,7 @@ def _draw(
             )
             for text in dict.fromkeys(shown)
             if text not in produced and text not in code and has_words(text)
-        ]
+        ] + cut
         missing = [str(w.message) for w in caught if "missing from font" in str(w.message)]
         alt = _matplotlib_fig_titles(fig).replace("\n", " ")
     finally:
