@@ -9,6 +9,8 @@ from compperf.environment import Environment, environment
 from compperf.i18n import language, say, tr, tr_plural, use_language
 from compperf.launch import RankResults, run_ranks
 from compperf.measure import Measurement, compare, measure
+from compperf import records
+from compperf.records import compare_published
 from compperf.reporting import shown_warnings
 from compperf.timing import Benchmark, Timer, format_time
 from compperf.verdicts import Comparison, Ratio, Verdict, conclude, crossover, interleave
@@ -30,6 +32,7 @@ __all__ = [
     "cache_sizes",
     "ceilings",
     "compare",
+    "compare_published",
     "conclude",
     "crossover",
     "environment",
@@ -38,6 +41,7 @@ __all__ = [
     "language",
     "measure",
     "num_gpus",
+    "records",
     "run_ranks",
     "say",
     "shown_warnings",

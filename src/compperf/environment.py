@@ -8,6 +8,7 @@ from pathlib import Path
 
 import torch
 
+from compperf import records
 from compperf.devices import as_device
 from compperf.i18n import Text, paragraph, parts, tr, tr_plural
 
@@ -138,7 +139,7 @@ def environment(device: str | torch.device | None = None) -> Environment:
     target = as_device(device)
     cpu = _cpu_model()
     cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
-    return Environment(
+    found = Environment(
         device=str(target),
         device_name=_device_name(target, cpu),
         accelerators=_accelerator_names(),
@@ -150,3 +151,5 @@ def environment(device: str | torch.device | None = None) -> Environment:
         python=platform.python_version(),
         platform=f"{platform.system()} {platform.release()} ({platform.machine()})",
     )
+    records.note_environment(found)  # where this run's key figures come from
+    return found
