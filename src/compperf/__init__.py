@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from compperf import records
 from compperf.ceilings import Ceiling, Ceilings, RoofShare, cache_sizes, ceilings
 from compperf.devices import as_device, num_gpus, synchronize, try_all_gpus, try_gpu
 from compperf.disturbance import Disturbance, watch
@@ -9,7 +10,6 @@ from compperf.environment import Environment, environment
 from compperf.i18n import language, say, tr, tr_plural, use_language
 from compperf.launch import RankResults, run_ranks
 from compperf.measure import Measurement, compare, measure
-from compperf import records
 from compperf.records import compare_published
 from compperf.reporting import shown_warnings
 from compperf.timing import Benchmark, Timer, format_time

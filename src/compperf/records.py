@@ -69,10 +69,12 @@ __all__ = [
     "note_environment",
     "note_measurement",
     "note_verdict",
+    "read_example_figures",
     "read_record",
     "reset",
     "results_record",
     "run_examples",
+    "write_example_figures",
 ]
 
 FIGURES_FORMAT = "compperf-figures/1"
@@ -171,6 +173,28 @@ def example_figures(example: str, seconds: float | None = None) -> dict[str, Any
         "seconds": None if seconds is None else round(float(seconds), 3),
         "figures": figures(),
     }
+
+
+def write_example_figures(
+    script: str | os.PathLike[str], path: str | os.PathLike[str], seconds: float | None = None
+) -> None:
+    """Write :func:`example_figures` of the example ``script`` (just run) to ``path``."""
+    script = Path(script)
+    made = example_figures(f"{script.resolve().parent.name}/{script.stem}", seconds)
+    Path(path).write_text(json.dumps(made, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def read_example_figures(paths: Iterable[str | os.PathLike[str]]) -> list[dict[str, Any]]:
+    """Read the files :func:`write_example_figures` wrote (unreadable ones are left out)."""
+    made = []
+    for path in paths:
+        try:
+            found = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(found, dict) and found.get("format") == FIGURES_FORMAT:
+            made.append(found)
+    return made
 
 
 def machine_name(environment: Mapping[str, Any]) -> str:
@@ -288,8 +312,15 @@ def compare_published(published: Mapping[str, Any] | None, *, file: Any = None) 
             if yours is None or yours["kind"] != theirs["kind"]:
                 continue
             ratio = yours["value"] / theirs["value"] if theirs["value"] else float("nan")
-            rows.append([theirs["key"][:48], _shown(theirs), _shown(yours), f"{ratio:.2f}×"])
-        header = [tr("key figure"), tr("published"), tr("yours"), tr("ratio")]
+            rows.append(
+                [
+                    theirs["key"][:48],
+                    _shown(theirs),
+                    _shown(yours),
+                    f"{ratio:.2f}\N{MULTIPLICATION SIGN}",
+                ]
+            )
+        header = [tr("key figure"), tr("published"), tr("yours"), tr("yours / published")]
     if not rows:
         print(
             tr(
