@@ -55,7 +55,7 @@ def test_comparison_prints_published_yours_and_ratio() -> None:
     text = out.getvalue()
     assert "Published: measured on cuda:0 (NVIDIA H200)" in text
     assert "Yours: measured on cpu" in text
-    (row,) = [line for line in text.splitlines() if line.startswith("sum ")]
+    (row,) = [line for line in text.splitlines() if line.startswith("sum  ")]
     assert row.endswith("0.25×")
     assert "(yes)" in text
 

@@ -171,6 +171,14 @@ def _example(pagename: str, chapters: tuple[str, ...]) -> tuple[str, str] | None
     return None
 
 
+def _say_once(app: Sphinx, message: str) -> None:
+    from sphinx.util import logging
+
+    if not getattr(app, "_compperf_colab_said", False):
+        app._compperf_colab_said = True  # type: ignore[attr-defined]
+        logging.getLogger(__name__).info(message)
+
+
 def add_button(
     app: Sphinx, pagename: str, templatename: str, context: dict, doctree: object
 ) -> None:
@@ -182,9 +190,12 @@ def add_button(
     body = context.get("body")
     if found is None or not isinstance(body, str) or "</h1>" not in body:
         return
-    url = colab_url(
-        settings(Path(app.srcdir).parent / "pyproject.toml"), app.config.language, *found
-    )
+    try:
+        notebooks = settings(Path(app.srcdir).parent / "pyproject.toml")
+    except compperf_project.ProjectError as error:
+        _say_once(app, f"compperf: no Open in Colab links: {error}")
+        return
+    url = colab_url(notebooks, app.config.language, *found)
     link = (
         f'<p class="compperf-colab"><a class="reference external" href="{html.escape(url)}" '
         f'title="{html.escape(_(BUTTON_TITLE))}" rel="noopener" '

@@ -23,7 +23,7 @@ language the download chose (:func:`compperf.compare_published`). An example wit
 figures gets ``compperf.compare_published(None)``, which says once that there is
 nothing to compare.
 
-Each notebook also gets, before its install cell, a Markdown cell saying which Colab
+Each notebook also gets, right after its install cell, a Markdown cell saying which Colab
 runtime to pick (:data:`COLAB_NOTE`, a UI message).
 """
 
@@ -64,8 +64,8 @@ _NAME = "published-numbers-in-downloads"
 
 COLAB_NOTE = N_(
     "**On Google Colab:** choose *Runtime → Change runtime type → T4 GPU* (any GPU) "
-    "before running. Colab already has torch; the next cell installs only compperf and "
-    "what is missing."
+    "before you run the first cell. Colab already has torch, so that cell installs only "
+    "compperf and what is missing."
 )
 
 
@@ -153,7 +153,9 @@ def with_block(text: str, code: str) -> str:
 def _notebook_with(text: str, code: str, note: str) -> str:
     notebook = json.loads(text)
     cells = [cell for cell in notebook["cells"] if cell.get("metadata", {}).get(_CELL_KEY) is None]
-    first_code = next((i for i, cell in enumerate(cells) if cell["cell_type"] == "code"), 0)
+    # After the install cell, which must stay first (workarounds.rewrite_first_notebook_cell).
+    first_code = next((i for i, cell in enumerate(cells) if cell["cell_type"] == "code"), -1)
+    first_code += 1
     colab = {
         "cell_type": "markdown",
         "metadata": {_CELL_KEY: "colab"},
