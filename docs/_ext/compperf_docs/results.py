@@ -144,6 +144,8 @@ class ResultsTable(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         from sphinx.locale import _
 
+        if self.env.app.builder.name == "gettext":
+            return []  # the tables are data and UI messages (sphinx.po), not page prose
         chapter = self.arguments[0]
         language = self.config.language
         machines = machine_records(self.env.app)
