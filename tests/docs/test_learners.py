@@ -130,11 +130,15 @@ def test_colab_button_opens_the_notebook_the_workflow_publishes(
 
 def test_language_notebooks_are_where_the_publisher_looks(tmp_path: Path) -> None:
     gallery = tmp_path / "auto_examples" / "tiny"
-    for language in ("zh_CN", "ru"):
-        expected = language_downloads.language_folder(gallery, language) / "plot_x.ipynb"
+    for language in ("en", "zh_CN", "ru"):
+        expected = published.colab_folder(gallery, language) / "plot_x.ipynb"
         assert colab.built_notebook(tmp_path, language, "tiny", "plot_x") == expected
         url = colab.colab_url(colab.Notebooks("a/b", "nb", "r1"), language, "tiny", "plot_x")
         assert url.endswith(f"/a/b/blob/nb/r1/{language}/tiny/plot_x.ipynb")
+    # The copies are made from the downloads of each language.
+    assert language_downloads.language_folder(gallery, "ru") != published.colab_folder(
+        gallery, "ru"
+    )
 
 
 def test_repository_defaults_to_the_github_pages_address(tmp_path: Path, monkeypatch) -> None:
@@ -155,13 +159,17 @@ def test_downloads_carry_the_published_figures_and_compare(
     assert script.count("compperf.compare_published(") == 1
     assert script.rstrip().endswith(")")
     notebook = json.loads((gallery / "plot_time.ipynb").read_text("utf-8"))
-    marks = [cell["metadata"].get("compperf") for cell in notebook["cells"]]
-    assert marks[-1] == "published"
-    assert marks.count("colab") == 1
-    first_code = next(i for i, c in enumerate(notebook["cells"]) if c["cell_type"] == "code")
-    assert first_code == 0  # the install cell stays first
-    assert notebook["cells"][1]["metadata"].get("compperf") == "colab"
-    assert "T4 GPU" in "".join(notebook["cells"][1]["source"])
+    last = "".join(notebook["cells"][-1]["source"])
+    assert last.startswith("compperf.compare_published(")
+    assert [c["metadata"].get("compperf") for c in notebook["cells"]].count("colab") == 0
+    # The copy Colab opens: the install cell first, then which runtime to pick.
+    copy = json.loads(
+        colab.built_notebook(built.docs, "en", "tiny", "plot_time").read_text("utf-8")
+    )
+    assert copy["cells"][0] == notebook["cells"][0]
+    assert copy["cells"][1]["metadata"].get("compperf") == "colab"
+    assert "T4 GPU" in "".join(copy["cells"][1]["source"])
+    assert copy["cells"][2:] == notebook["cells"][1:]
     # A learner runs the download: the published value is printed beside theirs.
     copy = tmp_path / "plot_time.py"
     copy.write_text(script, encoding="utf-8")

@@ -138,9 +138,12 @@ def colab_url(notebooks: Notebooks, language: str, chapter: str, stem: str) -> s
 
 
 def built_notebook(docs: Path, language: str, chapter: str, stem: str) -> Path:
-    """Where a build leaves a notebook (English in the gallery folder, others beside it)."""
-    folder = docs / "auto_examples" / (chapter if language == "en" else f"_{language}/{chapter}")
-    return folder / f"{stem}.ipynb"
+    """Where a build leaves the copy of a notebook that Colab opens (with the runtime note).
+
+    ``docs/auto_examples/_colab/<language>/<chapter>/<stem>.ipynb``, written by
+    :func:`compperf_docs.published.write_colab_copies` in each language's build.
+    """
+    return docs / "auto_examples" / "_colab" / language / chapter / f"{stem}.ipynb"
 
 
 def publish(docs: Path, destination: Path, revision: str | None = None) -> list[Path]:

@@ -23,8 +23,10 @@ language the download chose (:func:`compperf.compare_published`). An example wit
 figures gets ``compperf.compare_published(None)``, which says once that there is
 nothing to compare.
 
-Each notebook also gets, right after its install cell, a Markdown cell saying which Colab
-runtime to pick (:data:`COLAB_NOTE`, a UI message).
+The notebooks that the "Open in Colab" buttons open are copies
+(``auto_examples/_colab/<language>/<chapter>/``, :func:`write_colab_copies`) with,
+right after the install cell, a Markdown cell saying which Colab runtime to pick
+(:data:`COLAB_NOTE`, a UI message, in the copy's language).
 """
 
 from __future__ import annotations
@@ -150,26 +152,32 @@ def with_block(text: str, code: str) -> str:
     return body.rstrip("\n") + "\n\n" + "# %%\n" + code
 
 
-def _notebook_with(text: str, code: str, note: str) -> str:
+def _notebook_with(text: str, code: str) -> str:
+    """The notebook ``text`` ending with ``code`` as sphinx-gallery makes a last code block.
+
+    So a notebook made from the script (a translated one, :mod:`compperf_docs.language_notebooks`)
+    is the same notebook; an earlier pass's cell is replaced.
+    """
+    from sphinx_gallery.notebook import add_code_cell
+
     notebook = json.loads(text)
-    cells = [cell for cell in notebook["cells"] if cell.get("metadata", {}).get(_CELL_KEY) is None]
-    # After the install cell, which must stay first (workarounds.rewrite_first_notebook_cell).
-    first_code = next((i for i, cell in enumerate(cells) if cell["cell_type"] == "code"), -1)
-    first_code += 1
-    colab = {
-        "cell_type": "markdown",
-        "metadata": {_CELL_KEY: "colab"},
-        "source": [note],
-    }
-    last = {
-        "cell_type": "code",
-        "execution_count": None,
-        "metadata": {_CELL_KEY: "published"},
-        "outputs": [],
-        "source": code.splitlines(keepends=True),
-    }
-    cells = [*cells[:first_code], colab, *cells[first_code:], last]
-    notebook["cells"] = cells
+    notebook["cells"] = [
+        cell for cell in notebook["cells"] if not "".join(cell.get("source", "")).startswith(_CALL)
+    ]
+    add_code_cell(notebook, code)
+    return json.dumps(notebook, indent=2)  # as sphinx_gallery.notebook.save_notebook
+
+
+def colab_notebook(text: str, note: str) -> str:
+    """The notebook ``text`` with ``note`` (Markdown) right after its install cell.
+
+    Only the copies Colab opens get it (:func:`write_colab_copies`): the install cell stays
+    first (``workarounds.rewrite_first_notebook_cell``) and the downloads stay as made.
+    """
+    notebook = json.loads(text)
+    cells = notebook["cells"]
+    at = next((i for i, cell in enumerate(cells) if cell["cell_type"] == "code"), -1) + 1
+    cells.insert(at, {"cell_type": "markdown", "metadata": {_CELL_KEY: "colab"}, "source": [note]})
     return json.dumps(notebook, indent=2, ensure_ascii=False)
 
 
@@ -183,7 +191,7 @@ def _write_if_changed(path: Path, text: str, mtime_from: Path | None = None) -> 
     return True
 
 
-def _embed(folder: Path, stem: str, code: str, note: str, source: Path | None) -> bool:
+def _embed(folder: Path, stem: str, code: str, source: Path) -> bool:
     changed = False
     script, notebook = folder / f"{stem}.py", folder / f"{stem}.ipynb"
     if script.is_file() and "import compperf" in script.read_text(encoding="utf-8"):
@@ -192,7 +200,7 @@ def _embed(folder: Path, stem: str, code: str, note: str, source: Path | None) -
             changed = True
             _rewrite_zip(folder / f"{stem}.zip", script.name, text)
     if notebook.is_file():
-        text = _notebook_with(notebook.read_text(encoding="utf-8"), code, note)
+        text = _notebook_with(notebook.read_text(encoding="utf-8"), code)
         if _write_if_changed(notebook, text):
             changed = True
             _rewrite_zip(folder / f"{stem}.zip", notebook.name, text)
@@ -207,55 +215,54 @@ def _rewrite_zip(path: Path, member: str, text: str) -> None:
 def embed_in_downloads(app: Sphinx) -> None:
     """The gallery folders' English downloads, in every build (sphinx-gallery copies the
     sources again each time), before the other languages' files are made from them."""
-    _embed_all(app, "en")
+    from sphinx_gallery.downloads import generate_zipfiles
+
+    conf = app.config.sphinx_gallery_conf
+    for examples, gallery in zip(conf["examples_dirs"], conf["gallery_dirs"], strict=True):
+        gallery = Path(gallery)
+        changed = False
+        for source in sorted(Path(examples).glob("*.py")):
+            if (gallery / source.name).is_file():
+                code = block(published(gallery, source.stem))
+                changed |= _embed(gallery, source.stem, code, source)
+        if changed:
+            generate_zipfiles(gallery, app.srcdir, conf)  # the chapter's "download all"
 
 
-def embed_in_language_downloads(app: Sphinx) -> None:
-    """The other languages' notebooks, once :mod:`compperf_docs.language_downloads` made them.
+def colab_folder(gallery: Path, language: str) -> Path:
+    """``auto_examples/_colab/<language>/<chapter>``: the notebooks Colab opens."""
+    return gallery.parent / "_colab" / language / gallery.name
 
-    Their ``.py`` already holds the block, copied from the English one; the notebooks get
-    it as their last cell the same way, and the Colab note in their language.
+
+def write_colab_copies(app: Sphinx) -> None:
+    """Copy this language's notebooks, with the Colab note, for the notebooks branch.
+
+    After :mod:`compperf_docs.language_downloads` has made the other languages' notebooks;
+    :func:`compperf_docs.colab.publish` takes them from here.
     """
-    if app.config.language != "en" and app.builder.format == "html":
-        _embed_all(app, app.config.language)
-
-
-def _embed_all(app: Sphinx, language: str) -> None:
-    """Append the published figures to each example's downloads in ``language``."""
+    if app.builder.format != "html":
+        return
     from sphinx.locale import _
-    from sphinx_gallery.downloads import generate_zipfiles, python_zip
-    from sphinx_gallery.utils import zip_files
 
     from compperf_docs import language_downloads
 
+    language = app.config.language
+    note = _(COLAB_NOTE)
     conf = app.config.sphinx_gallery_conf
     for examples, gallery in zip(conf["examples_dirs"], conf["gallery_dirs"], strict=True):
         gallery = Path(gallery)
         folder = (
             gallery if language == "en" else language_downloads.language_folder(gallery, language)
         )
-        changed = False
         for source in sorted(Path(examples).glob("*.py")):
-            if not (gallery / source.name).is_file():
+            made = folder / f"{source.stem}.ipynb"
+            if not made.is_file():
                 continue
-            code = block(published(gallery, source.stem))
-            changed |= _embed(
-                folder,
-                source.stem,
-                code,
-                _(COLAB_NOTE) if language != "en" else COLAB_NOTE,
-                source if language == "en" else None,
-            )
-        if changed and language == "en":
-            generate_zipfiles(gallery, app.srcdir, conf)  # the chapter's "download all"
-        elif changed:
-            for example_zip in folder.glob("plot_*.zip"):
-                zip_files(
-                    [str(example_zip.with_suffix(".py")), str(example_zip.with_suffix(".ipynb"))],
-                    example_zip,
-                    folder,
-                )
-            python_zip(sorted(str(p) for p in folder.glob("*.ipynb")), folder, ".ipynb")
+            copy = colab_folder(gallery, language) / made.name
+            text = colab_notebook(made.read_text(encoding="utf-8"), note)
+            if not copy.is_file() or copy.read_text(encoding="utf-8") != text:
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                copy.write_text(text, encoding="utf-8")
 
 
 def setup(app: Sphinx) -> None:
@@ -264,5 +271,5 @@ def setup(app: Sphinx) -> None:
     app.connect("builder-inited", forget_outputs_without_figures, priority=411)
     # After downloads.strip_hidden_lines (610), before language_downloads (620) ...
     app.connect("builder-inited", embed_in_downloads, priority=615)
-    # ... and after language_downloads has written the other languages' notebooks.
-    app.connect("builder-inited", embed_in_language_downloads, priority=625)
+    # ... and the copies Colab opens, after language_downloads made this language's notebooks.
+    app.connect("builder-inited", write_colab_copies, priority=625)
