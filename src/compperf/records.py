@@ -63,6 +63,7 @@ from typing import Any
 __all__ = [
     "FIGURES_FORMAT",
     "RESULTS_FORMAT",
+    "comparable",
     "compare_published",
     "example_figures",
     "figures",
@@ -93,6 +94,16 @@ def reset() -> None:
     _figures.clear()
     _counts.clear()
     _environment = None
+
+
+# A device named in a key (a verdict's subject often ends with it): keys from a CPU and a
+# GPU run are the same figure. Not a method such as ``.cpu()``.
+_DEVICE = re.compile(r"(?<![\w.])(cuda:\d+|cuda|mps|cpu)(?![\w(])")
+
+
+def comparable(key: str) -> str:
+    """``key`` with any device name replaced by ``<device>``: the same figure on any device."""
+    return _DEVICE.sub("<device>", key)
 
 
 def _key(key: str) -> str:
@@ -301,14 +312,14 @@ def compare_published(published: Mapping[str, Any] | None, *, file: Any = None) 
     from compperf.i18n import parts, table, tr
 
     out = file or sys.stdout
-    mine = {figure["key"]: figure for figure in _figures}
+    mine = {comparable(figure["key"]): figure for figure in _figures}
     if not published or not published.get("figures"):
         print(tr("No published numbers travel with this script: nothing to compare."), file=out)
         return
     rows = []
     with parts():
         for theirs in published["figures"]:
-            yours = mine.get(theirs["key"])
+            yours = mine.get(comparable(theirs["key"]))
             if yours is None or yours["kind"] != theirs["kind"]:
                 continue
             ratio = yours["value"] / theirs["value"] if theirs["value"] else float("nan")
@@ -409,6 +420,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 if __name__ == "__main__":
     # Run as ``python -m``, this file is ``__main__``: the Measurements note their figures
     # in the ``compperf.records`` module that compperf imports, so that one runs.
-    from compperf import records as _records
+    from compperf import records as _records  # noqa: PLW0406 - the imported one, not __main__
 
     sys.exit(_records.main())

@@ -113,8 +113,17 @@ def test_learners_command_writes_a_record(tmp_path: Path) -> None:
     )
     out = tmp_path / "me.json"
     subprocess.run(
-        [sys.executable, "-m", "compperf.records", "run", str(chapter / "plot_a.py"),
-         "--out", str(out), "--name", "my laptop"],  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "compperf.records",
+            "run",
+            str(chapter / "plot_a.py"),
+            "--out",
+            str(out),
+            "--name",
+            "my laptop",
+        ],
         check=True,
         timeout=120,
         capture_output=True,
@@ -123,3 +132,16 @@ def test_learners_command_writes_a_record(tmp_path: Path) -> None:
     assert record["name"] == "my laptop"
     assert record["source"] == "learner"
     assert [f["key"] for f in record["examples"]["mine/plot_a"]["figures"]] == ["tiny"]
+
+
+def test_the_same_figure_on_another_device_is_compared() -> None:
+    compperf.conclude("ready", "loop returns: cpu", 0.5, 0.8, below=1.0)
+    published = {
+        "environment": {"device": "cuda:0"},
+        "figures": [{"key": "ready: loop returns: cuda:0", "kind": "verdict", "value": 0.5,
+                     "low": 0.4, "high": 0.6, "outcome": "yes"}],
+    }  # fmt: skip
+    out = io.StringIO()
+    compperf.compare_published(published, file=out)
+    assert "ready: loop returns: cuda:0" in out.getvalue()
+    assert records.comparable("x.cpu() on cpu") == "x.cpu() on <device>"

@@ -144,6 +144,8 @@ class ResultsTable(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         from sphinx.locale import _
 
+        from compperf import records
+
         if self.env.app.builder.name == "gettext":
             return []  # the tables are data and UI messages (sphinx.po), not page prose
         chapter = self.arguments[0]
@@ -180,6 +182,9 @@ class ResultsTable(SphinxDirective):
         )
         made: list[nodes.Node] = [overview]
         for example in examples:
+            columns = [r["examples"].get(example, {}).get("figures", []) for _t, r in machines]
+            if not any(columns):
+                continue  # an example that measures and concludes nothing
             section = nodes.rubric()
             reference = addnodes.pending_xref(
                 "",
@@ -192,15 +197,16 @@ class ResultsTable(SphinxDirective):
             )
             section += reference
             made.append(section)
-            columns = [
-                record["examples"].get(example, {}).get("figures", []) for _t, record in machines
-            ]
+            # One row per figure on any device (records.comparable: "…: cpu" is "…: cuda:0").
             ordered = []
             for figures in columns:
                 for figure in figures:
-                    if figure["key"] not in ordered:
-                        ordered.append(figure["key"])
-            by_key = [{figure["key"]: figure for figure in figures} for figures in columns]
+                    if records.comparable(figure["key"]) not in ordered:
+                        ordered.append(records.comparable(figure["key"]))
+            by_key = [
+                {records.comparable(figure["key"]): figure for figure in figures}
+                for figures in columns
+            ]
             rows = [
                 [nodes.literal("", key)]
                 + [_text(_shown(found.get(key), language)) for found in by_key]
