@@ -227,6 +227,6 @@ def test_shipped_records_are_valid() -> None:
     for path in shipped:
         record = records.read_record(path)
         assert record["examples"], path
-        for name, entry in record["examples"].items():
+        for name in record["examples"]:
             assert (ROOT / "examples" / f"{name}.py").is_file(), (path, name)
-            assert entry["figures"], (path, name)
+        assert any(entry["figures"] for entry in record["examples"].values()), path
