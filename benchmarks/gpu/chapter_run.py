@@ -90,6 +90,9 @@ def main(chapter: str, description: str, argv: list[str] | None = None) -> int:
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     # The results record the site's Results pages read: copy it to results/<machine>.json.
     made = compperf.records.read_example_figures(sorted(args.out.glob("*/figures.json")))
+    seconds = {f"{chapter}/{Path(r['example']).stem}": r["seconds"] for r in results}
+    for entry in made:
+        entry["seconds"] = seconds.get(entry["example"])
     record = compperf.records.results_record(made, source="chapter_run")
     (args.out / "results.json").write_text(
         json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
