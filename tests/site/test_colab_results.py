@@ -7,6 +7,7 @@ key figures; every chapter has a Results page with a column per machine.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import zipfile
@@ -14,9 +15,15 @@ from pathlib import Path
 
 import compperf_project
 from bs4 import BeautifulSoup
-from compperf_docs import colab
 
 REPO = Path(__file__).resolve().parents[2]
+# colab.py needs only the standard library (the workflow runs it so); the site session
+# has no Sphinx, which the compperf_docs package imports.
+_SPEC = importlib.util.spec_from_file_location(
+    "compperf_colab", REPO / "docs" / "_ext" / "compperf_docs" / "colab.py"
+)
+colab = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(colab)
 DOCS = REPO / "docs"
 PROJECT = compperf_project.load()
 
