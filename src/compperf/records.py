@@ -106,8 +106,18 @@ def comparable(key: str) -> str:
     return _DEVICE.sub("<device>", key)
 
 
-def _key(key: str) -> str:
-    key = " ".join(str(key).split())[:120]
+def _english(text: object) -> str:
+    """A key in English whatever the run's language: a message (``tr``) by its record."""
+    record = getattr(text, "record", None)
+    if record:
+        from compperf.i18n import SOURCE_LANGUAGE, render
+
+        return render(record, SOURCE_LANGUAGE)
+    return str(text)
+
+
+def _key(key: object) -> str:
+    key = " ".join(_english(key).split())[:120]
     _counts[key] = _counts.get(key, 0) + 1
     return key if _counts[key] == 1 else f"{key} #{_counts[key]}"
 
@@ -136,7 +146,7 @@ def note_verdict(record: Mapping[str, Any]) -> None:
     if value is None:
         value = _middle(float(low), float(high))
     figure = {
-        "key": _key(f"{record['claim']}: {record['subject']}"),
+        "key": _key(f"{_english(record['claim'])}: {_english(record['subject'])}"),
         "kind": "verdict",
         "value": float(value),
         "low": float(low),

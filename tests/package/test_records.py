@@ -145,3 +145,11 @@ def test_the_same_figure_on_another_device_is_compared() -> None:
     compperf.compare_published(published, file=out)
     assert "ready: loop returns: cuda:0" in out.getvalue()
     assert records.comparable("x.cpu() on cpu") == "x.cpu() on <device>"
+
+
+def test_keys_are_english_in_any_language() -> None:
+    compperf.use_language("ru")
+    x = torch.ones(8)
+    compperf.measure(lambda: x.sum(), device="cpu", description=compperf.tr("median"))
+    compperf.conclude("faster", compperf.tr("median"), 0.5, 0.8, below=1.0)
+    assert [f["key"] for f in records.figures()] == ["median", "faster: median"]
