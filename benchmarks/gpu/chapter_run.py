@@ -24,6 +24,9 @@ import matplotlib.pyplot as plt
 runpy.run_path(sys.argv[1], run_name="__main__")
 for number in plt.get_fignums():
     plt.figure(number).savefig(f"{sys.argv[2]}/figure_{number}.png", dpi=120)
+# Its key figures, for the chapter's results record (compperf.records).
+from compperf import records
+records.write_example_figures(sys.argv[1], f"{sys.argv[2]}/figures.json")
 """
 
 
@@ -85,5 +88,14 @@ def main(chapter: str, description: str, argv: list[str] | None = None) -> int:
         "examples": results,
     }
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    # The results record the site's Results pages read: copy it to results/<machine>.json.
+    made = compperf.records.read_example_figures(sorted(args.out.glob("*/figures.json")))
+    seconds = {f"{chapter}/{Path(r['example']).stem}": r["seconds"] for r in results}
+    for entry in made:
+        entry["seconds"] = seconds.get(entry["example"])
+    record = compperf.records.results_record(made, source="chapter_run")
+    (args.out / "results.json").write_text(
+        json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     print(f"outputs in {args.out}")
     return 0 if all(r["returncode"] == 0 for r in results) else 1

@@ -50,6 +50,9 @@ def save_figures(*args, **kwargs):
 plt.show = save_figures
 runpy.run_path(str(script), run_name="__main__")
 save_figures()
+# Its key figures, for the chapter's results record (compperf.records).
+from compperf import records
+records.write_example_figures(script, out / f"{script.stem}.figures.json")
 """
 
 
@@ -98,6 +101,12 @@ def main(argv: list[str] | None = None) -> int:
         "total_seconds": sum(r["seconds"] for r in results),
     }
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    # The results record the site's Results pages read: copy it to results/<machine>.json.
+    made = compperf.records.read_example_figures(sorted(args.out.glob("*.figures.json")))
+    record = compperf.records.results_record(made, source="chapter_run")
+    (args.out / "results.json").write_text(
+        json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     print(f"total {summary['total_seconds']:.1f} s; outputs in {args.out}")
     return 0 if all(r["returncode"] == 0 for r in results) else 1
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from compperf.inductor_cache import InductorCache, inductor_cache
     from compperf.launch import RankResults, run_ranks
     from compperf.measure import Measurement, compare, measure
+    from compperf.records import compare_published
     from compperf.reporting import shown_warnings
     from compperf.timing import Benchmark, Timer, format_time
     from compperf.verdicts import Comparison, Ratio, Verdict, conclude, crossover, interleave
@@ -32,6 +33,7 @@ _LAZY = {
     "compperf.inductor_cache": ["InductorCache", "inductor_cache"],
     "compperf.launch": ["RankResults", "run_ranks"],
     "compperf.measure": ["Measurement", "compare", "measure"],
+    "compperf.records": ["compare_published"],
     "compperf.reporting": ["shown_warnings"],
     "compperf.timing": ["Benchmark", "Timer", "format_time"],
     "compperf.verdicts": ["Comparison", "Ratio", "Verdict", "conclude", "crossover", "interleave"],
@@ -88,6 +90,7 @@ __all__ = [
     "cache_sizes",
     "ceilings",
     "compare",
+    "compare_published",
     "conclude",
     "crossover",
     "environment",
@@ -97,6 +100,7 @@ __all__ = [
     "language",
     "measure",
     "num_gpus",
+    "records",
     "run_ranks",
     "say",
     "shown_warnings",

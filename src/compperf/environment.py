@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
+from compperf import records
 from compperf.devices import as_device
 from compperf.i18n import Text, paragraph, parts, tr, tr_plural
 
@@ -157,7 +158,7 @@ def environment(
     target = as_device(device)
     cpu = _cpu_model()
     cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
-    return Environment(
+    found = Environment(
         device=str(target),
         device_name=_device_name(target, cpu),
         accelerators=_accelerator_names(),
@@ -170,6 +171,8 @@ def environment(
         platform=f"{platform.system()} {platform.release()} ({platform.machine()})",
         ceilings=_measured_ceilings(target) if with_ceilings else None,
     )
+    records.note_environment(found)  # where this run's key figures come from
+    return found
 
 
 def _measured_ceilings(device: torch.device) -> Ceilings:

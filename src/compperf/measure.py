@@ -10,6 +10,7 @@ from typing import Any
 import torch
 import torch.utils.benchmark as torch_benchmark
 
+from compperf import records
 from compperf.devices import as_device, synchronize, synchronizer
 from compperf.disturbance import Disturbance, watch
 from compperf.i18n import Text, parts, table, tr, tr_plural
@@ -64,6 +65,9 @@ class Measurement:
     warmup: int
     num_threads: int
     disturbance: Disturbance | None = None
+
+    def __post_init__(self) -> None:
+        records.note_measurement(self)  # a key figure (compperf.records)
 
     @classmethod
     def from_times(

@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from compperf import records
 from compperf.devices import as_device, synchronize, synchronizer
 from compperf.disturbance import Disturbance, watch
 from compperf.i18n import Text, tr
@@ -178,6 +179,7 @@ class Verdict:
 
 
 def _note(verdict: Verdict) -> Verdict:
+    records.note_verdict(verdict.record())  # a key figure (compperf.records)
     if _recorded is not None:
         _recorded.append(verdict.record())
     return verdict

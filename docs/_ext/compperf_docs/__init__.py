@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from compperf_docs import (
     alternates,
+    colab,
     disturbed,
     downloads,
     figures,
@@ -17,6 +18,8 @@ from compperf_docs import (
     notebook_check,
     printed,
     provenance,
+    published,
+    results,
     shards,
     site,
     theme_text,
@@ -103,4 +106,9 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("html-page-context", workarounds.label_toctree_captions, priority=900)
     app.connect("html-page-context", theme_text.translate_navigation, priority=900)
     app.connect("html-page-context", workarounds.focusable_code_blocks)
+    # Learners (issue 26): Open in Colab, the published numbers in each download, and
+    # the Results pages with one column per machine (colab.py, published.py, results.py).
+    colab.setup(app)
+    published.setup(app)
+    results.setup(app)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,155 @@
+"""compperf.records: key figures, the learner's comparison table and results records."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+
+import compperf
+from compperf import records
+
+
+@pytest.fixture(autouse=True)
+def fresh():
+    records.reset()
+    yield
+    records.reset()
+    compperf.use_language("en")
+
+
+def _work() -> None:
+    compperf.environment("cpu")
+    x = torch.ones(64)
+    compperf.measure(lambda: x.sum(), device="cpu", description="sum")
+    compperf.measure(lambda: x.sum(), device="cpu", description="sum")
+    compperf.conclude("cheap", "sum", 0.5, 0.8, below=1.0)
+
+
+def test_measurements_and_verdicts_are_noted_under_stable_keys() -> None:
+    _work()
+    found = records.figures()
+    assert [f["key"] for f in found] == ["sum", "sum #2", "cheap: sum"]
+    assert [f["kind"] for f in found] == ["time", "time", "verdict"]
+    assert found[2]["outcome"] == "yes"
+    assert found[2]["value"] == pytest.approx((0.5 * 0.8) ** 0.5)
+    made = records.example_figures("chapter/plot_x", 1.5)
+    assert made["format"] == records.FIGURES_FORMAT
+    assert made["environment"]["device"] == "cpu"
+
+
+def test_comparison_prints_published_yours_and_ratio() -> None:
+    _work()
+    published = records.example_figures("chapter/plot_x")
+    published["environment"] = {**published["environment"], "device": "cuda:0",
+                                 "device_name": "NVIDIA H200"}  # fmt: skip
+    published["figures"][0]["value"] = records.figures()[0]["value"] * 4
+    out = io.StringIO()
+    compperf.compare_published(published, file=out)
+    text = out.getvalue()
+    assert "Published: measured on cuda:0 (NVIDIA H200)" in text
+    assert "Yours: measured on cpu" in text
+    (row,) = [line for line in text.splitlines() if line.startswith("sum  ")]
+    assert row.endswith("0.25×")
+    assert "(yes)" in text
+
+
+def test_comparison_in_the_learners_language() -> None:
+    _work()
+    published = records.example_figures("chapter/plot_x")
+    compperf.use_language("ru")
+    out = io.StringIO()
+    compperf.compare_published(published, file=out)
+    assert "Опубликовано" in out.getvalue()
+    compperf.use_language("zh_CN")
+    out = io.StringIO()
+    compperf.compare_published(published, file=out)
+    assert "发布" in out.getvalue()
+
+
+def test_without_a_record_or_a_matching_figure_it_says_so_once() -> None:
+    out = io.StringIO()
+    compperf.compare_published(None, file=out)
+    assert out.getvalue().count("\n") == 1
+    _work()
+    other = {"environment": {}, "figures": [{"key": "other", "kind": "time", "value": 1.0}]}
+    out = io.StringIO()
+    compperf.compare_published(other, file=out)
+    assert "none of the key figures" in out.getvalue()
+    assert out.getvalue().count("\n") == 1
+
+
+def test_results_record_round_trips_and_bad_ones_are_named(tmp_path: Path) -> None:
+    _work()
+    record = records.results_record([records.example_figures("c/plot_x")], source="learner")
+    path = tmp_path / "me.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    assert records.read_record(path) == record
+    record["examples"]["c/plot_x"]["figures"][0]["kind"] = "speed"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(ValueError, match="unknown kind"):
+        records.read_record(path)
+
+
+def test_learners_command_writes_a_record(tmp_path: Path) -> None:
+    chapter = tmp_path / "mine"
+    chapter.mkdir()
+    (chapter / "plot_a.py").write_text(
+        textwrap.dedent(
+            """
+            import torch
+            import compperf
+            print(compperf.environment("cpu"))
+            compperf.measure(lambda: torch.ones(8).sum(), device="cpu", description="tiny")
+            """
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "me.json"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "compperf.records",
+            "run",
+            str(chapter / "plot_a.py"),
+            "--out",
+            str(out),
+            "--name",
+            "my laptop",
+        ],
+        check=True,
+        timeout=120,
+        capture_output=True,
+    )
+    record = records.read_record(out)
+    assert record["name"] == "my laptop"
+    assert record["source"] == "learner"
+    assert [f["key"] for f in record["examples"]["mine/plot_a"]["figures"]] == ["tiny"]
+
+
+def test_the_same_figure_on_another_device_is_compared() -> None:
+    compperf.conclude("ready", "loop returns: cpu", 0.5, 0.8, below=1.0)
+    published = {
+        "environment": {"device": "cuda:0"},
+        "figures": [{"key": "ready: loop returns: cuda:0", "kind": "verdict", "value": 0.5,
+                     "low": 0.4, "high": 0.6, "outcome": "yes"}],
+    }  # fmt: skip
+    out = io.StringIO()
+    compperf.compare_published(published, file=out)
+    assert "ready: loop returns: cuda:0" in out.getvalue()
+    assert records.comparable("x.cpu() on cpu") == "x.cpu() on <device>"
+
+
+def test_keys_are_english_in_any_language() -> None:
+    compperf.use_language("ru")
+    x = torch.ones(8)
+    compperf.measure(lambda: x.sum(), device="cpu", description=compperf.tr("median"))
+    compperf.conclude("faster", compperf.tr("median"), 0.5, 0.8, below=1.0)
+    assert [f["key"] for f in records.figures()] == ["median", "faster: median"]
