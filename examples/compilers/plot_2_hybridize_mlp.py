@@ -518,7 +518,7 @@ for name, cost in one_off.items():
     else:
         pays_back = compperf.tr("unclear")
     interval = compperf.tr(
-        "{ratio:.2f}x ({low:.2f}-{high:.2f}x)",
+        "{ratio:.2f}× ({low:.2f}–{high:.2f}×)",
         ratio=ratio.estimate,
         low=ratio.low,
         high=ratio.high,

@@ -473,10 +473,10 @@ def verdict(key, version):
         version, labels["eager"], subject=f"{key[0]} {version}, batch {key[1]}"
     )
     if faster.yes:
-        return compperf.tr("{ratio:.2f}x faster", ratio=ratio.estimate)
+        return compperf.tr("{ratio:.2f}× faster", ratio=ratio.estimate)
     if faster.no:
-        return compperf.tr("{ratio:.2f}x not faster", ratio=ratio.estimate)
-    return compperf.tr("{ratio:.2f}x unclear", ratio=ratio.estimate)
+        return compperf.tr("{ratio:.2f}× not faster", ratio=ratio.estimate)
+    return compperf.tr("{ratio:.2f}× unclear", ratio=ratio.estimate)
 
 
 first_size = BATCH_SIZES[0]

@@ -231,7 +231,7 @@ c = (chain_times[-1] - t0) / (CHAIN_SIZES[-1] - CHAIN_SIZES[0])
 print(
     compperf.tr(
         "t0 = {t0}, c = {c:.3f} ns per element: t0 = c n at n = {n:,.0f}; "
-        "the model grows 2x per 4x from n = {m:,.0f} on",
+        "the model grows 2× per 4× from n = {m:,.0f} on",
         t0=compperf.format_time(t0),
         c=c * 1e9,
         n=t0 / c,

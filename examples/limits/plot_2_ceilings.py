@@ -234,21 +234,21 @@ cache_faster = compperf.conclude(
 )
 if cache_faster.yes:
     compperf.say(
-        "a byte from the smallest working set costs {low:.2f}-{high:.2f}x the "
+        "a byte from the smallest working set costs {low:.2f}–{high:.2f}× the "
         "time of a byte from memory: the caches are faster",
         low=per_byte[0],
         high=per_byte[1],
     )
 elif cache_faster.no:
     compperf.say(
-        "a byte from the smallest working set costs {low:.2f}-{high:.2f}x the "
+        "a byte from the smallest working set costs {low:.2f}–{high:.2f}× the "
         "time of a byte from memory: no faster here",
         low=per_byte[0],
         high=per_byte[1],
     )
 else:
     compperf.say(
-        "unclear here whether the caches are faster ({low:.2f}-{high:.2f}x "
+        "unclear here whether the caches are faster ({low:.2f}–{high:.2f}× "
         "the time per byte of memory)",
         low=per_byte[0],
         high=per_byte[1],

@@ -235,7 +235,7 @@ if verdict.yes:
     )
 elif verdict.no:
     compperf.say(
-        "a dependent load costs less than 1.5x more in the largest chain here: "
+        "a dependent load costs less than 1.5× more in the largest chain here: "
         "{ratio}",
         ratio=ratio,
     )

@@ -548,7 +548,7 @@ def test_cnn_cells_follow_the_verdicts(cnn: Run) -> None:
             line for line in cnn.stdout.splitlines() if line.startswith(f"batch {size}, {version} ")
         ]
         assert len(rows) == 1, key
-        cells = re.findall(r"\d+\.\d+x (not faster|faster|unclear)", rows[0])
+        cells = re.findall(r"\d+\.\d+× (not faster|faster|unclear)", rows[0])
         assert len(cells) == 2, rows[0]
         assert cells[0 if model == "MLP" else 1] == words[outcome], (key, rows[0])
 

@@ -267,7 +267,7 @@ def test_access_patterns_read_the_same_bytes_and_say_what_was_decided():
         assert sentence in text
     sentence = {
         "yes": "a dependent load costs more in the largest chain than in the smallest",
-        "no": "a dependent load costs less than 1.5x more in the largest chain here",
+        "no": "a dependent load costs less than 1.5× more in the largest chain here",
         "unclear": "unclear here how much the largest chain costs per load",
     }[p["chains"]["outcome"]]
     assert sentence in text
