@@ -42,6 +42,7 @@ __all__ = [
     "chapters",
     "claims",
     "examples",
+    "numbers",
     "quiet_and_loaded",
     "run_alone",
     "run_chapter",
@@ -74,6 +75,23 @@ _VOLATILE = re.compile(
     re.IGNORECASE,
 )
 _WHOLE_NUMBER = re.compile(r"\d[\d,]*")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def numbers(text: str, code: str = "en") -> list[str]:
+    """The numbers in ``text``, a message in language ``code``, as English writes them, sorted.
+
+    compperf writes numbers in the reader's convention (:mod:`compperf.numerals`: Russian
+    «1 234,5»); undoing it lets a test compare the numbers of two languages.
+    """
+    from compperf import numerals
+
+    convention = numerals.convention(code)
+    group = re.escape(convention.group) + "\u00a0\u202f"
+    text = re.sub(rf"(?<=\d)[{group}](?=\d{{3}}(?!\d))", "", text)
+    if convention.decimal != ".":
+        text = re.sub(rf"(?<=\d){re.escape(convention.decimal)}(?=\d)", ".", text)
+    return sorted(_NUMBER.findall(text))
 
 
 def _mask(match: re.Match[str]) -> str:

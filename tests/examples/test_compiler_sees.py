@@ -6,7 +6,7 @@ import math
 import re
 
 import pytest
-from harness import Run, shared_run
+from harness import Run, run_alone, shared_run
 
 
 def _prose(run: Run) -> str:

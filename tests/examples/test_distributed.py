@@ -13,7 +13,7 @@ import unicodedata
 from functools import cache
 
 import pytest
-from harness import Run, examples, share, shared_run
+from harness import Run, examples, numbers, share, shared_run
 
 from compperf import i18n
 
@@ -189,7 +189,6 @@ def test_scaling_runs_every_configuration_and_prints_the_multi_node_commands():
 
 # Every language but the source language, as the catalogs that ship with compperf hold them.
 TRANSLATED = i18n.available_languages()[1:]
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _SCRIPT = {"zh_CN": "CJK", "ru": "CYRILLIC"}
 
 
@@ -210,7 +209,7 @@ def test_every_message_reads_in_the_language_with_the_same_numbers(name: str, co
         if record.get("wrap"):  # a conclusion printed with compperf.say: the page shows it
             assert english in run.stdout, english
             assert _in_script(translated, code), f"{code} paragraph not translated: {english}"
-        assert sorted(_NUMBER.findall(translated)) == sorted(_NUMBER.findall(english)), (
+        assert numbers(translated, code) == numbers(english), (
             f"{name}: the {code} text has other numbers than the English one:\n"
             f"{english}\n{translated}"
         )

@@ -7,13 +7,12 @@ and the records of its messages, which must read in every language.
 
 from __future__ import annotations
 
-import re
 import shutil
 import unicodedata
 from functools import cache
 
 import pytest
-from harness import examples, share, shared_run
+from harness import examples, numbers, share, shared_run
 
 from compperf import i18n
 
@@ -87,14 +86,6 @@ PROBES = {
         "figures": len(plt.get_fignums()),
     }""",
 }
-
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-# Thousands separators differ by language (1,024 and 1 024): drop them before comparing.
-_GROUPING = re.compile(r"(?<=\d)[,\u00a0\u202f ](?=\d{3}(?!\d))")
-
-
-def _numbers(text: str) -> list[str]:
-    return sorted(_NUMBER.findall(_GROUPING.sub("", text)))
 
 
 share(PROBES)  # the session's one run of each example evaluates them
@@ -291,7 +282,7 @@ def test_every_message_reads_in_the_language_with_the_same_numbers(name: str, co
         translated = i18n.render(record, code, strict=True)
         if record.get("wrap"):
             assert _in_script(translated, code), f"{code} paragraph not translated: {english}"
-        assert _numbers(translated) == _numbers(english), (
+        assert numbers(translated, code) == numbers(english), (
             f"{name}: the {code} text has other numbers than the English one:\n"
             f"{english}\n{translated}"
         )
