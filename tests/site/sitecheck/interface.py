@@ -29,6 +29,8 @@ ALLOWED_NAMES = frozenset(
         "Sphinx-Gallery",
         "Furo",
         "GitHub",
+        "Google",  # Google Colab, the service the "Open in Colab" links open
+        "Colab",
         "Python",
         "Jupyter",
         "JavaScript",
