@@ -315,7 +315,7 @@ compperf.say(
 # part is the time until the loop returned, the upper part the wait for the
 # result. The warm-up runs are the pale bars on the left: the table and the
 # verdict leave them out.
-fig, ax = plt.subplots(figsize=(7, 3.5))
+fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
 runs = np.arange(1, warmup_runs + repeats + 1)
 shade = [0.35] * warmup_runs + [1.0] * repeats
 bottom = ax.bar(
@@ -340,8 +340,7 @@ ax.set_title(
         device=device,
     )
 )
-ax.legend(loc="upper right")
-fig.tight_layout()
+fig.legend(loc="outside upper center", ncols=2)
 plt.show()
 
 # %%

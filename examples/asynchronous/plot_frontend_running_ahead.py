@@ -174,7 +174,7 @@ else:
 # nothing is queued, the curves can part only where a call held Python far
 # longer than the others: a step in the host curve. The sentence after the
 # figure counts those calls and says what the verdict above makes of the gap.
-fig, ax = plt.subplots(figsize=(7, 4))
+fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
 index = np.arange(1, launches + 1)
 ax.plot(
     index,
@@ -198,8 +198,7 @@ ax.set_title(
         device=device,
     )
 )
-ax.legend()
-fig.tight_layout()
+fig.legend(loc="outside upper center", ncols=2)
 plt.show()
 
 long_calls = issued[issued > 10 * np.median(issued)]

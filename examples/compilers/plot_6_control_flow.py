@@ -25,6 +25,7 @@ this page calls a C++ compiler.
 import contextlib
 import io
 
+import matplotlib.pyplot as plt
 import torch
 import torch.fx
 from torch._dynamo.utils import counters
@@ -342,6 +343,26 @@ for tool, outcome, graphs in rows:
             graphs=graphs,
         )
     )
+
+# %%
+# The figure counts the graphs each tool made of ``shift``; a tool that
+# failed made none.
+
+made = {
+    "torch.fx.symbolic_trace": 0 if fx_error else 1,
+    "torch.compile": graph_count,
+    "torch.export": 0 if export_error else 1,
+    "torch.export + torch.cond": 1,
+    "torch.compile + torch.cond": cond_graph_count,
+}
+fig, ax = plt.subplots(figsize=(7, 2.8), layout="constrained")
+ax.barh(range(len(made)), list(made.values()))
+ax.set_yticks(range(len(made)), list(made), fontfamily="monospace")
+ax.invert_yaxis()
+ax.xaxis.get_major_locator().set_params(integer=True)
+ax.set_xlabel(compperf.tr("graphs"))
+ax.set_title(compperf.tr("Graphs of one function with an if, by tool"))
+plt.show()
 
 # %%
 # Summary

@@ -26,6 +26,7 @@ measures with a backend that generates no code.
 import json
 import warnings
 
+import matplotlib.pyplot as plt
 import torch
 
 import compperf
@@ -363,6 +364,25 @@ else:
         "{ratio} of its time",
         ratio=ratio,
     )
+
+# %%
+# The figure shows the three versions' times: each bar is the median of the
+# timed blocks, its error bar runs from the first to the third quartile.
+
+fig, ax = plt.subplots(figsize=(7, 2.6), layout="constrained")
+ax.barh(
+    list(comparison.measurements),
+    [m.median * 1e6 for m in timings],
+    xerr=[
+        [(m.median - m.quartiles[0]) * 1e6 for m in timings],
+        [(m.quartiles[1] - m.median) * 1e6 for m in timings],
+    ],
+    capsize=4,
+)
+ax.invert_yaxis()
+ax.set_xlabel(compperf.tr("time per call (µs), median and quartiles"))
+ax.set_title(title)
+plt.show()
 
 # %%
 # Where the time goes: the version with a break runs a graph up to the

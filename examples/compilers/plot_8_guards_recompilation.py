@@ -32,6 +32,7 @@ import contextlib
 import logging
 import re
 
+import matplotlib.pyplot as plt
 import torch
 from torch._dynamo.utils import counters
 
@@ -237,6 +238,17 @@ print(
         unique=counters["stats"]["unique_graphs"],
     )
 )
+
+# %%
+# The same count as a figure: a bar is a call that compiled a new graph.
+
+fig, ax = plt.subplots(figsize=(7, 3), layout="constrained")
+ax.barh(list(recompiled), list(recompiled.values()))
+ax.invert_yaxis()
+ax.xaxis.get_major_locator().set_params(integer=True)
+ax.set_xlabel(compperf.tr("new graphs"))
+ax.set_title(compperf.tr("What each call changed, and what Dynamo compiled"))
+plt.show()
 
 # %%
 # ``dynamic=True`` against ``mark_dynamic``

@@ -227,7 +227,7 @@ compperf.say(
 intensities = [share.intensity for _, _, share, _, _ in results]
 span = [min(intensities) / 2, max(max(intensities), limits.ridge) * 2]
 grid = [span[0] * (span[1] / span[0]) ** (i / 100) for i in range(101)]
-fig, ax = plt.subplots(figsize=(9, 5.5))
+fig, ax = plt.subplots(figsize=(7, 5))
 ax.plot(grid, [limits.roof(i) / 1e9 for i in grid], color="black")
 ax.axvline(limits.ridge, color="gray", linestyle=":")
 ax.annotate(

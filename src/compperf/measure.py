@@ -131,6 +131,16 @@ class Measurement:
         )
 
     @property
+    def quartiles(self) -> tuple[float, float]:
+        """The 25th and 75th percentiles of ``times``, seconds per call: the middle half
+        of the timed blocks lies between them (``iqr`` is their difference), so a figure
+        can draw them as error bars that never go below zero."""
+        q1, q3 = torch.tensor(self.times, dtype=torch.float64).quantile(
+            torch.tensor([0.25, 0.75], dtype=torch.float64)
+        )
+        return q1.item(), q3.item()
+
+    @property
     def disturbed(self) -> bool:
         """True when the machine reported contention while the blocks ran."""
         return self.disturbance is not None and self.disturbance.disturbed

@@ -131,6 +131,15 @@ def test_from_times_summarizes_samples_like_torch():
     assert result.times == tuple(samples)
 
 
+def test_quartiles_bound_the_median_and_span_the_iqr():
+    samples = [5e-3, 1e-3, 9e-3, 2e-3, 3e-3, 4e-3]
+    result = compperf.Measurement.from_times(samples, description="steps", device="cpu")
+    q1, q3 = result.quartiles
+    assert q1 <= result.median <= q3
+    assert (q1, q3) == pytest.approx((2.25e-3, 4.75e-3))
+    assert q3 - q1 == pytest.approx(result.iqr)
+
+
 def test_from_times_needs_samples():
     with pytest.raises(ValueError, match="needs samples for 'steps'"):
         compperf.Measurement.from_times([], description="steps", device="cpu")
