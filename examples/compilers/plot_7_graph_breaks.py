@@ -381,7 +381,7 @@ ax.barh(
 )
 ax.invert_yaxis()
 ax.set_xlabel(compperf.tr("time per call (µs), median and quartiles"))
-ax.set_title(title)
+ax.set_title(compperf.tr("The three versions on {device}", device=device))
 plt.show()
 
 # %%

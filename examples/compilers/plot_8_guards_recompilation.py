@@ -247,7 +247,7 @@ ax.barh(list(recompiled), list(recompiled.values()))
 ax.invert_yaxis()
 ax.xaxis.get_major_locator().set_params(integer=True)
 ax.set_xlabel(compperf.tr("new graphs"))
-ax.set_title(compperf.tr("What each call changed, and what Dynamo compiled"))
+ax.set_title(compperf.tr("Graphs Dynamo compiled, call by call"))
 plt.show()
 
 # %%

@@ -132,9 +132,11 @@ class Measurement:
 
     @property
     def quartiles(self) -> tuple[float, float]:
-        """The 25th and 75th percentiles of ``times``, seconds per call: the middle half
-        of the timed blocks lies between them (``iqr`` is their difference), so a figure
-        can draw them as error bars that never go below zero."""
+        """The 25th and 75th percentiles of ``times`` in seconds per call.
+
+        The middle half of the timed blocks lies between them and ``iqr`` is their
+        difference, so a figure can draw them as error bars that never go below zero.
+        """
         q1, q3 = torch.tensor(self.times, dtype=torch.float64).quantile(
             torch.tensor([0.25, 0.75], dtype=torch.float64)
         )
