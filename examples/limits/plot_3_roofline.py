@@ -234,7 +234,8 @@ ax.annotate(
     compperf.tr("ridge {ridge:.1f} FLOP/byte", ridge=limits.ridge),
     (limits.ridge, limits.peak.value / 1e9),
     textcoords="offset points",
-    xytext=(5, -15),
+    xytext=(-5, -15),
+    horizontalalignment="right",
 )
 for op, _, share, _, _ in results:
     ax.errorbar(
