@@ -178,6 +178,29 @@ class Verdict:
         return dataclasses.asdict(self)
 
 
+def _versus(names: Sequence[str], candidate: str, baseline: str) -> str:
+    """The default subject ``"candidate vs baseline"``, remembering translated names.
+
+    A variant named with :func:`compperf.tr` reads in the reader's language; the subject
+    keeps the names' records, so that its key figure (:mod:`compperf.records`) is the same
+    English key in every language and a learner's run matches the published page's.
+    """
+
+    def named(name: str) -> str:  # the variant's own name object (a Text keeps its record)
+        return next((known for known in names if known == name), name)
+
+    candidate, baseline = named(candidate), named(baseline)
+    text = f"{candidate} vs {baseline}"
+    if not isinstance(candidate, Text) and not isinstance(baseline, Text):
+        return text
+    values = {
+        name: value.record if isinstance(value, Text) else str(value)
+        for name, value in (("candidate", candidate), ("baseline", baseline))
+    }
+    return Text(text, {"message": "{candidate} vs {baseline}", "plural": None, "n": None,
+                       "values": values, "wrap": None})  # fmt: skip
+
+
 def _note(verdict: Verdict) -> Verdict:
     records.note_verdict(verdict.record())  # a key figure (compperf.records)
     if _recorded is not None:
@@ -303,7 +326,7 @@ class Comparison:
         ratio = self.ratio(candidate, baseline)
         return conclude(
             "faster",
-            subject or f"{candidate} vs {baseline}",
+            subject or _versus(self.names, candidate, baseline),
             ratio.low,
             ratio.high,
             below=1 / margin,
@@ -346,7 +369,7 @@ class Comparison:
             raise ValueError(f"one_off must be >= 0 seconds, got {one_off}")
         ratio = self.ratio(candidate, baseline)
         threshold = 1 / margin
-        subject = subject or f"{candidate} vs {baseline}"
+        subject = subject or _versus(self.names, candidate, baseline)
         disturbed = self.disturbance.disturbed
         if ratio.high >= threshold:  # not shown faster: "no" or "unclear"
             outcome = NO if ratio.low >= threshold else UNCLEAR
