@@ -327,7 +327,7 @@ for name in list(versions)[1:]:
 # percentile of the timed blocks around each median (quartiles are times, so
 # the band stays above zero). Right: each compiled version's speed-up over
 # eager mode, with the 95 % interval of the ratio as error bars; above the
-# dashed line at 1x the version is faster. A shaded span marks a crossover's
+# dashed line at 1× the version is faster. A shaded span marks a crossover's
 # bracket where the cell above found one; without one, the panel's title
 # says so.
 
@@ -402,7 +402,7 @@ if any(point.yes for point in crossings.values()):
     right.set_title(compperf.tr("speed-up over eager mode"))
 else:
     right.set_title(compperf.tr("no crossover in the measured range"))
-# The ticks read 0.5x and 2x rather than powers of ten.
+# The ticks read 0.5× and 2× rather than powers of ten.
 for axis in (right.yaxis.set_major_formatter, right.yaxis.set_minor_formatter):
     axis(ticker.FormatStrFormatter("%g\N{MULTIPLICATION SIGN}"))
 for ax in (left, right):

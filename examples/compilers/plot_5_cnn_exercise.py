@@ -322,7 +322,7 @@ for name, versions in variants.items():
 # %%
 # The same ratios as a chart: each group of bars is one model at one batch
 # size, each bar a version's speed-up over eager mode, with the 95 % interval
-# of the ratio as an error bar. Bars start at the dashed line, 1x: a bar that
+# of the ratio as an error bar. Bars start at the dashed line, 1×: a bar that
 # rises shows a version faster than eager mode, a bar that drops one that is
 # slower.
 
@@ -348,7 +348,7 @@ for i, version in enumerate(names):
             for s, r in zip(speedups, ratios, strict=True)
         ]
     ).T
-    # Bars start at 1x: up means faster than eager mode, down means slower.
+    # Bars start at 1×: up means faster than eager mode, down means slower.
     ax.bar(
         np.arange(len(groups)) + i * width,
         speedups - 1,
@@ -366,7 +366,7 @@ ax.set_xticks(
         for name, size in groups
     ],
 )
-# A ratio: 2x faster and 2x slower sit equally far from 1.
+# A ratio: 2× faster and 2× slower sit equally far from 1.
 ax.set_yscale("log")
 for axis in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
     axis(ticker.FormatStrFormatter("%g\N{MULTIPLICATION SIGN}"))

@@ -308,7 +308,7 @@ def ceilings(
     blocked runs) with the sign test's 95 % interval of the median over its blocks.
     Peak: the best median over ``sizes`` ("maximum achievable matmul FLOPS", as Stas
     Bekman's *Machine Learning Engineering* measures accelerators). Bandwidth: ``copy_``
-    between two tensors that together hold at least 4x the last-level cache (sysfs on the
+    between two tensors that together hold at least four times the last-level cache (sysfs on the
     CPU, ``L2_cache_size`` of the CUDA device properties), counted as bytes read plus bytes
     written (a lower bound: write-allocate traffic is not counted), as STREAM's "Copy"
     (McCalpin). Overhead: ``torch.add`` of one-element tensors into a preallocated output.
