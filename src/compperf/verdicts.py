@@ -14,7 +14,7 @@ import torch
 from compperf import records
 from compperf.devices import as_device, synchronize, synchronizer
 from compperf.disturbance import Disturbance, watch
-from compperf.i18n import Text, tr
+from compperf.i18n import Text, parts, tr
 from compperf.measure import Measurement
 
 __all__ = [
@@ -190,15 +190,10 @@ def _versus(names: Sequence[str], candidate: str, baseline: str) -> str:
         return next((known for known in names if known == name), name)
 
     candidate, baseline = named(candidate), named(baseline)
-    text = f"{candidate} vs {baseline}"
     if not isinstance(candidate, Text) and not isinstance(baseline, Text):
-        return text
-    values = {
-        name: value.record if isinstance(value, Text) else str(value)
-        for name, value in (("candidate", candidate), ("baseline", baseline))
-    }
-    return Text(text, {"message": "{candidate} vs {baseline}", "plural": None, "n": None,
-                       "values": values, "wrap": None})  # fmt: skip
+        return f"{candidate} vs {baseline}"
+    with parts():  # a subject, not a line of the page's output
+        return tr("{candidate} vs {baseline}", candidate=candidate, baseline=baseline)
 
 
 def _note(verdict: Verdict) -> Verdict:

@@ -177,7 +177,7 @@ def test_translated_variant_names_make_the_published_keys() -> None:
         "faster: median vs published",
         "pays back: median vs published",
     ]
-    for language, label in (("ru", "медиана"), ("zh_CN", "中位数")):
+    for language, label, versus in (("ru", "медиана", "против"), ("zh_CN", "中位数", "对比")):
         records.reset()
         compperf.use_language(language)
         _translated_comparison()
@@ -187,3 +187,4 @@ def test_translated_variant_names_make_the_published_keys() -> None:
         compperf.compare_published(published, file=out)
         rows = [line for line in out.getvalue().splitlines() if label in line]
         assert len(rows) == 3, out.getvalue()  # its timing and two verdicts, in the reader's words
+        assert sum(versus in row for row in rows) == 2, rows
