@@ -25,6 +25,8 @@ Devices
 
 .. note:: Not prose.
 
+The devices found:
+
 {second}
 """
 

@@ -7,7 +7,7 @@ others ended in a cut list (", Pyth..."), and the titles of empty sections came 
 "设备: 计时: 测量:". Here a page's description is its first paragraphs of prose (no
 titles, lists, tables, notes, code or outputs), in the page's language, cut at the end of
 a sentence where one ends late enough, else at a word (a character in Chinese), with the
-language's ellipsis. A page's own ``og:description`` field or ``.. meta::`` description
+language's ellipsis; a paragraph ending in a colon is left out with what it introduces. A page's own ``og:description`` field or ``.. meta::`` description
 wins; sphinxext-opengraph makes the other tags as before.
 """
 
@@ -107,8 +107,8 @@ def description(doctree: nodes.document, length: int = 200, language: str = "en"
         if not _prose(paragraph):
             continue
         text = " ".join(paragraph.astext().split())
-        if not text:
-            continue
+        if not text or text.endswith((":", "：")):
+            continue  # a paragraph that introduces a list, a table or an output left out
         parts.append(text)
         if len(_joined(parts)) > length:
             break
