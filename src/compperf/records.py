@@ -330,7 +330,15 @@ def _label(yours: Mapping[str, Any], theirs: Mapping[str, Any]) -> str:
 
 
 def _where(environment: Mapping[str, Any]) -> str:
-    return f"{environment.get('device')} ({machine_name(environment)})"
+    """``device (machine)``, the thread count of a CPU in the reader's language."""
+    from compperf.i18n import parts, tr_plural
+
+    name, threads = machine_name(environment), environment.get("num_threads")
+    suffix = f", {threads} threads"
+    if isinstance(threads, int) and name.endswith(suffix):
+        with parts():
+            name = f"{name.removesuffix(suffix)}, {tr_plural('{n} thread', '{n} threads', threads)}"
+    return f"{environment.get('device')} ({name})"
 
 
 def compare_published(published: Mapping[str, Any] | None, *, file: Any = None) -> None:

@@ -67,6 +67,7 @@ def test_comparison_in_the_learners_language() -> None:
     out = io.StringIO()
     compperf.compare_published(published, file=out)
     assert "Опубликовано" in out.getvalue()
+    assert " threads)" not in out.getvalue()  # the thread count in the reader's words
     compperf.use_language("zh_CN")
     out = io.StringIO()
     compperf.compare_published(published, file=out)
