@@ -315,39 +315,10 @@ compperf.say(
 # reaches on a matrix product (``compperf.ceilings``, which the page
 # :doc:`/auto_examples/limits/plot_2_ceilings` builds up) a share of the
 # machine. The share's range comes from the interval of the median.
-limits = compperf.ceilings(device)
-share = limits.peak_share(ready_row, steps * 2 * size**3)
-# A share is only a share below the peak: a range past 100 % means the loop
-# and the peak ran under different conditions (load, sizes): no share then.
-below_peak = compperf.conclude(
-    "below the measured peak",
-    str(device),
-    share.share_low,
-    share.share_high,
-    below=1.0,
-    disturbed=limits.disturbed or ready_row.disturbed,
-)
-rates = {
-    "rate": share.achieved / 1e9,
-    "share": share.share,
-    "peak": limits.peak.value / 1e9,
-    "low": share.share_low,
-    "high": share.share_high,
-}
-if below_peak.yes:
-    compperf.say(
-        "The synchronized loop ran at {rate:.1f} GFLOP/s, {share:.0%} of this "
-        "device's measured peak of {peak:.1f} GFLOP/s ({low:.0%} to {high:.0%} "
-        "from the interval of its median).",
-        **rates,
-    )
-else:
-    compperf.say(
-        "The synchronized loop ran at {rate:.1f} GFLOP/s against a measured "
-        "peak of {peak:.1f} GFLOP/s: its share of the peak is unclear here "
-        "({low:.0%} to {high:.0%}).",
-        **rates,
-    )
+share = compperf.ceilings(device).peak_share(ready_row, steps * 2 * size**3)
+# A rate past the peak means the loop and the peak ran under different
+# conditions (load, sizes): the share is then unclear, and says so.
+compperf.say("The synchronized loop ran at {share}.", share=share)
 
 # %%
 # On a CUDA or MPS device, the naive time is how long it took to *queue* the
