@@ -185,7 +185,8 @@ variants, one_off, inputs, programs = {}, {}, {}, {}
 with compperf.inductor_cache() as cache:
     for name, (model, shape) in models.items():
         inputs[name] = {
-            size: torch.randn(size, *shape, device=device) for size in BATCH_SIZES
+            size: torch.randn(size, *shape, device=device)
+            for size in BATCH_SIZES
         }
         example = inputs[name][BATCH_SIZES[-1]]
         scripted, one_off[name, "torch.jit.script"] = timed(
