@@ -30,13 +30,18 @@ def test_measure_a_sleep():
 
 def test_measure_agrees_with_torch_utils_benchmark_on_a_cpu_matmul():
     x = torch.randn(128, 128)
-    ours = compperf.measure(torch.mm, x, x, device="cpu", num_threads=1)
-    theirs = torch_benchmark.Timer(
-        "torch.mm(x, x)", globals={"torch": torch, "x": x}, num_threads=1
-    ).adaptive_autorange()
-    # On a shared machine both medians wander; the bound leaves room for that, not for a
-    # factor-of-two error such as timing the wrong thing or counting calls twice.
-    assert ours.median == pytest.approx(theirs.median, rel=0.5)
+    timer = torch_benchmark.Timer("torch.mm(x, x)", globals={"torch": torch, "x": x}, num_threads=1)
+    # On a shared machine both medians wander, and a busy moment only ever adds time: the
+    # two timers take turns, up to three rounds, and the fastest median of each is
+    # compared. The bound leaves room for the wandering, not for a factor-of-two error
+    # such as timing the wrong thing or counting calls twice, which every round shows.
+    ours, theirs = [], []
+    for _ in range(3):
+        ours.append(compperf.measure(torch.mm, x, x, device="cpu", num_threads=1).median)
+        theirs.append(timer.adaptive_autorange().median)
+        if min(ours) == pytest.approx(min(theirs), rel=0.5):
+            break
+    assert min(ours) == pytest.approx(min(theirs), rel=0.5), (ours, theirs)
 
 
 def test_measure_passes_arguments_and_warms_up():
