@@ -14,7 +14,7 @@ import torch
 from compperf import recording, records
 from compperf.devices import as_device, synchronize, synchronizer
 from compperf.disturbance import Disturbance, watch
-from compperf.i18n import SOURCE_LANGUAGE, Text, paragraph, parts, render, tr
+from compperf.i18n import Text, paragraph, parts, tr
 from compperf.measure import Measurement
 
 __all__ = [
@@ -181,9 +181,7 @@ class Verdict:
 
     def record(self) -> dict[str, Any]:
         """A JSON-able form, as the docs build keeps it per example."""
-        # A claim or subject made with tr() is kept in English, whatever the language.
-        return {name: render(value.record, SOURCE_LANGUAGE) if isinstance(value, Text)
-                else value for name, value in dataclasses.asdict(self).items()}  # fmt: skip
+        return dataclasses.asdict(self)
 
     def __str__(self) -> Text:
         """The verdict's standard line, in the reader's language (see the Notes above),
@@ -219,6 +217,24 @@ class Verdict:
 
 def _outcome_words() -> dict[str, Text]:
     return {YES: tr("yes"), NO: tr("no"), UNCLEAR: tr("unclear")}
+
+
+def _versus(names: Sequence[str], candidate: str, baseline: str) -> str:
+    """The default subject ``"candidate vs baseline"``, remembering translated names.
+
+    A variant named with :func:`compperf.tr` reads in the reader's language; the subject
+    keeps the names' records, so that its key figure (:mod:`compperf.records`) is the same
+    English key in every language and a learner's run matches the published page's.
+    """
+
+    def named(name: str) -> str:  # the variant's own name object (a Text keeps its record)
+        return next((known for known in names if known == name), name)
+
+    candidate, baseline = named(candidate), named(baseline)
+    if not isinstance(candidate, Text) and not isinstance(baseline, Text):
+        return f"{candidate} vs {baseline}"
+    with parts():  # a subject, not a line of the page's output
+        return tr("{candidate} vs {baseline}", candidate=candidate, baseline=baseline)
 
 
 def _note(verdict: Verdict) -> Verdict:
@@ -350,7 +366,7 @@ class Comparison:
         ratio = self.ratio(candidate, baseline)
         return conclude(
             "faster",
-            subject or f"{candidate} vs {baseline}",
+            subject or _versus(self.names, candidate, baseline),
             ratio.low,
             ratio.high,
             below=1 / margin,
@@ -393,7 +409,7 @@ class Comparison:
             raise ValueError(f"one_off must be >= 0 seconds, got {one_off}")
         ratio = self.ratio(candidate, baseline)
         threshold = 1 / margin
-        subject = subject or f"{candidate} vs {baseline}"
+        subject = subject or _versus(self.names, candidate, baseline)
         disturbed = self.disturbance.disturbed
         if ratio.high >= threshold:  # not shown faster: "no" or "unclear"
             outcome = NO if ratio.low >= threshold else UNCLEAR

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from compperf_docs import (
     alternates,
     colab,
+    descriptions,
     disturbed,
     downloads,
     figures,
@@ -106,6 +107,8 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("html-page-context", workarounds.label_toctree_captions, priority=900)
     app.connect("html-page-context", theme_text.translate_navigation, priority=900)
     app.connect("html-page-context", workarounds.focusable_code_blocks)
+    # Each page's description from its prose, in its language (before sphinxext-opengraph).
+    descriptions.setup(app)
     # Learners (issue 26): Open in Colab, the published numbers in each download, and
     # the Results pages with one column per machine (colab.py, published.py, results.py).
     colab.setup(app)
