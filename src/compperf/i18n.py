@@ -17,6 +17,7 @@ its seams live beside it and are re-exported here: :mod:`compperf.catalogs` (rea
 from __future__ import annotations
 
 import gettext
+import numbers
 import re
 import string
 import sys
@@ -25,7 +26,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from compperf import catalogs, numerals, recording
+from compperf import catalogs, numerals, recording, units
 from compperf.catalogs import MissingTranslation
 from compperf.fonts import FONT_WHEELS, FONTS, add_wheel_fonts, use_fonts, wheel_fonts
 from compperf.recording import parts
@@ -187,6 +188,10 @@ def _value(value: object) -> object:
         return value.record
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
+    if isinstance(value, numbers.Integral):  # a NumPy integer, kept as a number
+        return int(value)
+    if isinstance(value, numbers.Real):  # a NumPy float
+        return float(value)
     with parts():  # e.g. a Measurement, whose text is a message of its own
         text = str(value)
     return text.record if isinstance(text, Text) else text
@@ -217,11 +222,25 @@ def tr(message: str, /, **values: object) -> Text:
 
     Pass ``message`` as a string literal (not an f-string): ``nox -s translations`` finds
     it in the source. A value that is itself a :class:`Text` is translated with it.
+    Besides Python's format specs (``{share:.0%}``), three write a number with its unit,
+    chosen to keep three significant figures and written in the reader's language:
+    ``{t:time}`` for seconds (``"12.3 µs"``), ``{b:bytes}`` for bytes (``"1.5 MiB"``)
+    and ``{f:flops}`` for floating-point operations per second (``"12.3 GFLOP/s"``).
+    Pass the number itself: the message records it, and another language writes it again.
 
     Raises
     ------
     KeyError
         If a placeholder of ``message`` has no value.
+    TypeError
+        If a ``time``, ``bytes`` or ``flops`` value is not a real number.
+    ValueError
+        If such a value is NaN.
+
+    Examples
+    --------
+    >>> print(tr("{n} calls in {t:time}, {b:bytes} each", n=3, t=0.0123, b=3 * 2**20))
+    3 calls in 12.3 ms, 3 MiB each
     """
     return _make(_record(message, values))
 
@@ -309,7 +328,9 @@ _STRING_SPEC = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>^]))?(?P<width>\d+)")
 
 class _ColumnFormatter(string.Formatter):
     """``str.format``, except that a string field's width counts columns, not characters,
-    and a number is written in the language's convention (:mod:`compperf.numerals`).
+    a number is written in the language's convention (:mod:`compperf.numerals`), and the
+    format specs ``time``, ``bytes`` and ``flops`` write a number with its unit
+    (:mod:`compperf.units`).
 
     A table row laid out as ``"{tool:<28}{outcome:<18}"`` then stays aligned when a cell
     is Chinese, whose characters take two columns each.
@@ -319,6 +340,8 @@ class _ColumnFormatter(string.Formatter):
         self.code = code
 
     def format_field(self, value: object, format_spec: str) -> str:
+        if format_spec in units.SPECS:
+            return render(units.record(format_spec, value), self.code)
         match = _STRING_SPEC.fullmatch(format_spec) if isinstance(value, str) else None
         if match is None:
             return numerals.localize(super().format_field(value, format_spec), value, self.code)
