@@ -127,6 +127,8 @@ print(
 # loop bound by its launches shows about the same time in events as on the
 # synchronized wall clock. ``elapsed_time`` returns milliseconds once the end
 # event has happened, so you wait for that event first.
+
+# compperf: cuda-only
 if device.type == "cuda":
     start_event = torch.cuda.Event(enable_timing=True)
     end_event = torch.cuda.Event(enable_timing=True)
