@@ -132,6 +132,23 @@ def _note(app: Sphinx, doctree: nodes.document, needed: str) -> None:
     section.insert(section.index(title) + 1 if title is not None else 0, note)
 
 
+def _code_block(node: nodes.Node) -> bool:
+    """A code block: a literal block, or sphinx-gallery's ``code_links_block`` (the code of
+    a cell whose names link to the API docs replaces its literal block with one)."""
+    return isinstance(node, nodes.literal_block) or type(node).__name__ == "code_links_block"
+
+
+def _inside_code(node: nodes.Node) -> bool:
+    """Whether ``node`` sits in a code block (sphinx-gallery's holds a literal block) or is
+    folded already."""
+    parent = node.parent
+    while parent is not None:
+        if _code_block(parent) or isinstance(parent, device_only):
+            return True
+        parent = parent.parent
+    return False
+
+
 def fold(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """Fold the marked cells of an example page built on another device; say so at the top."""
     if app.builder.format != "html":
@@ -149,10 +166,10 @@ def fold(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         return
     built = kind(device)
     folded: set[str] = set()
-    for block in list(doctree.findall(nodes.literal_block)):
+    for block in list(doctree.findall(_code_block)):
         lines = block.astext().strip().splitlines()
         needed = MARKERS.get(lines[0].strip()) if lines else None
-        if needed is None or needed == built:
+        if needed is None or needed == built or _inside_code(block):
             continue
         wrapper = device_only(
             "", summary=SUMMARY[(needed, _language(app))], device=needed, classes=[]

@@ -138,3 +138,20 @@ def test_the_site_loads_the_extension_and_examples_mark_their_cuda_only_cells() 
                 # Its own code block: a blank line (or a cell start) above, CUDA code below.
                 assert source[i - 1] == "" or source[i - 1].startswith("# %%"), name
                 assert "cuda" in source[i + 1], name
+
+
+def test_sphinx_gallerys_linked_code_blocks_are_folded_once(tmp_path: Path) -> None:
+    """sphinx-gallery replaces a cell's literal block with a ``code_links_block`` holding
+    one; that is what a real build folds, once, however often the event runs."""
+    from sphinx_gallery._doctree_links import code_links_block
+
+    doctree = _doctree()
+    block = next(b for b in doctree.findall(nodes.literal_block) if "cuda-only" in b.astext())
+    linked = code_links_block("", "")
+    block.replace_self(linked)
+    linked += block
+    app = _app(_site(tmp_path, "cpu"))
+    for _ in range(2):
+        compperf_folding.fold(app, doctree, "auto_examples/streams/plot_streams")
+    (folded,) = doctree.findall(compperf_folding.device_only)
+    assert folded.children == [linked]
