@@ -171,6 +171,9 @@ def test_a_line_wider_than_80_columns_is_folded_in_every_language() -> None:
     assert folded[0].startswith("  word")
     assert folded[1].startswith("    word")
     assert " ".join("".join(folded).split()) == " ".join(long.split())
+    # A continuation is never a number alone (it says nothing without its line).
+    measured = "t1: frontend, one operation on cpu: median 7.59 µs per call, IQR 101 ns ms 19.9 ms"
+    assert i18n.display_width(fold_long_lines(measured).splitlines()[-1]) >= 16
     chinese = "中文句子" * 30
     assert all(i18n.display_width(line) <= 80 for line in fold_long_lines(chinese).splitlines())
     record = i18n.tr("{a} " * 30, a="measured").record
