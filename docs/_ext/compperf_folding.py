@@ -8,7 +8,7 @@ cell's code is folded into a ``<details>`` block labelled in the page's language
 that only a GPU runs (this edition ran on a CPU)"; what the cell printed stays in the main
 flow, where it says what the other device shows. Such a page, and the index of a
 chapter with such cells, says at its top which device built it and that these blocks are
-folded. Nothing else changes: the downloads and notebooks keep the code as it ran.
+folded; the index of any other chapter built on a CPU says that it was. Nothing else changes: the downloads and notebooks keep the code as it ran.
 """
 
 from __future__ import annotations
@@ -72,6 +72,20 @@ NOTE = {
 }
 
 
+# The line at the top of a chapter built on a CPU that folds nothing.
+NOTE_CPU = {
+    "en": (
+        "This edition's examples ran on a CPU (no GPU was used): what they print and "
+        "draw was measured there."
+    ),
+    "zh_CN": "本版本的示例在 CPU 上运行（没有使用 GPU）：它们打印和绘制的内容都是在那里测得的。",
+    "ru": (
+        "Примеры этого издания выполнены на CPU (GPU не использовался): всё, что они "
+        "печатают и рисуют, измерено там."
+    ),
+}
+
+
 class device_only(nodes.General, nodes.Element):
     """Code that only another device runs: ``<details>`` in HTML, as is elsewhere."""
 
@@ -120,9 +134,10 @@ def _language(app: Sphinx) -> str:
     return language if ("cuda", language) in SUMMARY else "en"
 
 
-def _note(app: Sphinx, doctree: nodes.document, needed: str) -> None:
-    """The line that says which device built the page, at the top of its first section."""
-    text = NOTE[(needed, _language(app))]
+def _note(app: Sphinx, doctree: nodes.document, needed: str | None) -> None:
+    """The line that says which device built the page, at the top of its first section
+    (``needed``: the device of the code folded; None: a CPU build that folds nothing)."""
+    text = NOTE_CPU[_language(app)] if needed is None else NOTE[(needed, _language(app))]
     note = nodes.paragraph(text, text, classes=["compperf-built-on"])
     section = next(iter(doctree.findall(nodes.section)), None)
     if section is None:
@@ -184,13 +199,17 @@ def fold(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 def _chapter_note(app: Sphinx, doctree: nodes.document, srcdir: Path, chapter: str) -> None:
     """A chapter's index says which device built it when one of its pages folds code."""
     needed: set[str] = set()
+    built: set[str] = set()
     for source in sorted((srcdir / _GALLERY / chapter).glob("plot_*.py")):
         device = recorded_device(srcdir, chapter, source.stem)
         if device is None:
             continue
+        built.add(kind(device))
         needed |= {want for want in marked(source.read_text("utf-8")) if want != kind(device)}
     for want in sorted(needed):
         _note(app, doctree, want)
+    if not needed and built == {"cpu"}:
+        _note(app, doctree, None)
 
 
 def setup(app: Sphinx) -> dict[str, object]:

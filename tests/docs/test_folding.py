@@ -155,3 +155,19 @@ def test_sphinx_gallerys_linked_code_blocks_are_folded_once(tmp_path: Path) -> N
         compperf_folding.fold(app, doctree, "auto_examples/streams/plot_streams")
     (folded,) = doctree.findall(compperf_folding.device_only)
     assert folded.children == [linked]
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN", "ru"])
+def test_a_cpu_built_chapter_without_folded_code_says_so_at_its_top(
+    tmp_path: Path, language: str
+) -> None:
+    srcdir = _site(tmp_path, "cpu")
+    (srcdir / "auto_examples" / "streams" / "plot_streams.py").write_text("x = 1\n")
+    index = _doctree()
+    compperf_folding.fold(_app(srcdir, language), index, "auto_examples/streams/index")
+    note = index.next_node(
+        lambda node: isinstance(node, nodes.Element) and "compperf-built-on" in node["classes"]
+    )
+    assert note is not None
+    assert note.astext() == compperf_folding.NOTE_CPU[language]
+    assert "CPU" in note.astext()
