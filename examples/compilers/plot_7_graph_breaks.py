@@ -433,9 +433,8 @@ import linecache
 
 log = io.StringIO()
 torch.compiler.reset()
-with contextlib.redirect_stderr(
-    log
-):  # the log's handler writes to this stream
+# torch's log handler writes into log
+with contextlib.redirect_stderr(log):
     torch._logging.set_logs(graph_breaks=True)
     torch.compile(with_item, backend="eager")(x)
 torch._logging.set_logs()  # off again, writing to the real standard error
