@@ -36,6 +36,8 @@ extensions = [
 ]
 # The home page's "This edition" list, from the examples' records (docs/_ext/compperf_edition.py).
 extensions.append("compperf_edition")
+# Code that only another device runs, folded on this build (docs/_ext/compperf_folding.py).
+extensions.append("compperf_folding")
 exclude_patterns = [
     "_build",
     "Thumbs.db",

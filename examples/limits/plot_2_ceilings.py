@@ -146,6 +146,7 @@ else:
 # launch delay stay out. ``compperf.measure`` synchronizes and reads the
 # host's clock instead; on a GPU the two agree once the work is large.
 
+# compperf: cuda-only
 if device.type == "cuda":
     n = SIZES[-1]
     a = torch.randn(n, n, device=device)

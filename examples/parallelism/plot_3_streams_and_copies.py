@@ -137,6 +137,8 @@ def read_too_early_on_cuda():
 # side on two streams, once from pinned and once from pageable memory.
 # "Overlapped" means more than 5 % faster than one after the other, with the
 # whole 95 % interval of the ratio on that side.
+
+# compperf: cuda-only
 if device.type == "cuda":
     comparison, copy_ms = copy_and_compute_on_cuda()
     for name in comparison.names:
@@ -199,6 +201,8 @@ else:
 # the stream busy with matrix products, queues the copy of a tensor of sevens
 # into a pinned tensor of zeros, reads it at once, then synchronizes and reads
 # again.
+
+# compperf: cuda-only
 if device.type == "cuda":
     wrong_early, wrong_late = read_too_early_on_cuda()
     if wrong_early:

@@ -32,8 +32,9 @@ from compperf.fonts import FONT_WHEELS, FONTS, add_wheel_fonts, use_fonts, wheel
 from compperf.recording import parts
 from compperf.recording import start as start_recording
 from compperf.recording import stop as stop_recording
+from compperf.text_layout import LINE_WIDTH as _LINE_WIDTH
 from compperf.text_layout import PARAGRAPH_WIDTH as _PARAGRAPH_WIDTH
-from compperf.text_layout import display_width, lay_out_table, wrap
+from compperf.text_layout import display_width, fold_long_lines, lay_out_table, wrap
 
 __all__ = [
     "FONTS",
@@ -129,11 +130,33 @@ def _lookup(record: Mapping[str, Any], code: str, strict: bool) -> str:
 
 def _render_table(table: Mapping[str, Any], code: str, strict: bool) -> str:
     def cell(value: object) -> str:
-        return render(value, code, strict=strict) if isinstance(value, Mapping) else str(value)
+        return _render(value, code, strict) if isinstance(value, Mapping) else str(value)
 
     title = cell(table["title"]) if table.get("title") else None
+    header = [cell(value) for value in table["header"]]
     rows = [[cell(value) for value in row] for row in table["rows"]]
-    return lay_out_table(title, [cell(value) for value in table["header"]], rows)
+    # A column that holds one value in every row (the device, the threads) is said once,
+    # above the table, instead of in each row.
+    constant = [
+        col
+        for col in range(1, len(header))
+        if len(rows) > 1 and header[col] and len({row[col] for row in rows}) == 1
+    ]
+    if constant:
+        with parts():
+            said = [
+                _said(tr("{column}: {value}", column=header[col], value=rows[0][col]), code, strict)
+                for col in constant
+            ]
+        title = "\n".join([*([title] if title else []), *said])
+        keep = [col for col in range(len(header)) if col not in constant]
+        header = [header[col] for col in keep]
+        rows = [[row[col] for col in keep] for row in rows]
+    return lay_out_table(title, header, rows)
+
+
+def _said(text: Text, code: str, strict: bool) -> str:
+    return _render(text.record, code, strict)
 
 
 def _fields(message: str) -> set[str]:
@@ -164,12 +187,24 @@ def render(record: Mapping[str, Any], code: str, *, strict: bool = False) -> str
     -----
     A table's record is ``{"table": {"title": ..., "header": [...], "rows": [[...]]}}``
     (see :func:`table`): each of its cells is a string or a record, and its columns are
-    laid out again for the widths of the cells in ``code``.
+    laid out again for the widths of the cells in ``code``; a column with the same value
+    in every row is said once, above the table.
+
+    A message that is not a paragraph (``wrap`` None) keeps its lines, except that a line
+    wider than 80 columns is folded (:func:`compperf.text_layout.fold_long_lines`).
     """
+    text = _render(record, code, strict)
+    if "table" in record or record.get("wrap"):
+        return text
+    return fold_long_lines(text, _LINE_WIDTH)
+
+
+def _render(record: Mapping[str, Any], code: str, strict: bool) -> str:
+    """:func:`render` without folding long lines: a message, or a part of a larger one."""
     if "table" in record:
         return _render_table(record["table"], code, strict)
     values = {
-        name: render(value, code, strict=strict) if isinstance(value, Mapping) else value
+        name: _render(value, code, strict) if isinstance(value, Mapping) else value
         for name, value in record.get("values", {}).items()
     }
     template = _lookup(record, code, strict)
