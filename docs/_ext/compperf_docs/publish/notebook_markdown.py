@@ -141,7 +141,7 @@ def pandoc_options(docs_dir: Path, pages_url: str | None) -> dict[str, list[str]
             # One line per paragraph: Jupyter wraps for its reader, and a table row that
             # pandoc wrapped (or kept wrapped) would stop being one row.
             "--wrap=none",
-            "--quiet",  # what it would warn about, compperf_docs.notebook_check reports
+            "--quiet",  # what it would warn about, compperf_docs.publish.notebook_check reports
             f"--metadata=compperf-links:{json.dumps(links)}",
             f"--metadata=compperf-substitutions:{json.dumps(substitutions)}",
         ],
