@@ -31,9 +31,7 @@ from sphinx_gallery.py_source_parser import (
 __all__ = ["LANGUAGE_FILTER", "notebook", "pandoc_options"]
 
 # Joins the lines of CJK paragraphs and titles admonitions in the language (see the file).
-LANGUAGE_FILTER = (
-    Path(__file__).resolve().parents[1] / "publish" / "pandoc" / "notebook_language.lua"
-)
+LANGUAGE_FILTER = Path(__file__).resolve().parents[1] / "pandoc" / "notebook_language.lua"
 
 
 def pandoc_options(conf: dict, links: dict[str, list[str]] | None = None) -> dict:

@@ -1,6 +1,6 @@
 """Stage 4, every language: downloads, notebooks, Colab, the assembled site and its sitemaps.
 
-- :mod:`notebook_markdown` (with ``pandoc/``): the notebooks' Markdown, converted by the
+- :mod:`notebook_markdown` (with ``compperf_docs/pandoc/``): the notebooks' Markdown, converted by the
   pandoc the project pins; :mod:`notebook_check` then checks that no reST reached them.
 - :mod:`downloads`: the ``.py`` downloads and zips without the lines the page hides.
 - :mod:`published`, :mod:`colab`, :mod:`results`: for learners, the published numbers in

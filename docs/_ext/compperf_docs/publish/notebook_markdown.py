@@ -29,7 +29,9 @@ __all__ = [
     "use_pinned_pandoc",
 ]
 
-_HERE = Path(__file__).resolve().parent / "pandoc"
+# compperf_docs/pandoc/, shared with languages/language_notebooks.py. The paths are part of
+# the notebook conversion recipe (execute/gallery.py): moved, every example would run again.
+_HERE = Path(__file__).resolve().parents[1] / "pandoc"
 READER = _HERE / "rst_sections.lua"
 FILTER = _HERE / "notebook_markdown.lua"
 # GitHub-flavoured Markdown, with $math$ (what Jupyter's MathJax reads) instead of
