@@ -308,6 +308,19 @@ compperf.say(
 )
 
 # %%
+# How much of the machine that is
+# -------------------------------
+# The ten products are ``10 * 2 * size**3`` floating-point operations. Divided
+# by the median time they give a rate, and against the peak this device
+# reaches on a matrix product (``compperf.ceilings``, which the page
+# :doc:`/auto_examples/limits/plot_2_ceilings` builds up) a share of the
+# machine. The share's range comes from the interval of the median.
+share = compperf.ceilings(device).peak_share(ready_row, steps * 2 * size**3)
+# A rate past the peak means the loop and the peak ran under different
+# conditions (load, sizes): the share is then unclear, and says so.
+compperf.say("The synchronized loop ran at {share}.", share=share)
+
+# %%
 # On a CUDA or MPS device, the naive time is how long it took to *queue* the
 # ten products; the device runs them after the loop has returned. PyTorch's CPU
 # operators are synchronous: each call returns when its result is ready, so on

@@ -186,41 +186,23 @@ else:
 # and so on), which the list below counts as Metal.
 
 
-def cache_hits():
-    """Graphs that Inductor found in its caches on disk in this process."""
-    counters = torch._dynamo.utils.counters
-    return (
-        counters["inductor"]["fxgraph_cache_hit"]
-        + counters["aot_autograd"]["autograd_cache_hit"]
-    )
-
-
 compiled = None
 if setup_seconds is not None:
     from torch._inductor.utils import run_and_get_code
 
     compiled = torch.compile(net)
-    hits_before = cache_hits()
-    start = time.perf_counter()
-    compiled_output, (generated,) = run_and_get_code(compiled, x)
-    synchronize()
-    first_call_seconds = time.perf_counter() - start
+    with compperf.inductor_cache() as cache:
+        start = time.perf_counter()
+        compiled_output, (generated,) = run_and_get_code(compiled, x)
+        synchronize()
+        first_call_seconds = time.perf_counter() - start
     print(
         compperf.tr(
             "torch.compile, first call: {seconds:.3f} s",
             seconds=first_call_seconds,
         )
     )
-    if cache_hits() > hits_before:
-        compperf.say(
-            "cache hit: Inductor loaded this graph's compiled code from its "
-            "caches on disk (a warm start); a cold compile takes longer"
-        )
-    else:
-        compperf.say(
-            "cache miss: Inductor did not find this graph in its caches on "
-            "disk and generated its code anew"
-        )
+    compperf.say(str(cache))
     torch.testing.assert_close(compiled_output, reference)
     print(compperf.tr("torch.compile output matches eager mode."), end="\n\n")
 

@@ -26,6 +26,7 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib import ticker
 from torch import nn
+from torch.utils.flop_counter import FlopCounterMode
 
 import compperf
 
@@ -136,25 +137,17 @@ def graphs_compiled():
     return torch._dynamo.utils.counters["stats"]["unique_graphs"]
 
 
-def cache_hits():
-    """Graphs that Inductor found in its caches on disk in this process."""
-    counters = torch._dynamo.utils.counters
-    return (
-        counters["inductor"]["fxgraph_cache_hit"]
-        + counters["aot_autograd"]["autograd_cache_hit"]
-    )
-
-
 inputs = {size: torch.randn(size, 512, device=device) for size in BATCH_SIZES}
 first_calls = {}
 if compiled is not None:
-    graphs_before, hits_before = graphs_compiled(), cache_hits()
-    for size, x in inputs.items():
-        start = time.perf_counter()
-        output = compiled(x)
-        synchronize()
-        first_calls[size] = time.perf_counter() - start
-        torch.testing.assert_close(output, net(x))
+    graphs_before = graphs_compiled()
+    with compperf.inductor_cache() as cache:
+        for size, x in inputs.items():
+            start = time.perf_counter()
+            output = compiled(x)
+            synchronize()
+            first_calls[size] = time.perf_counter() - start
+            torch.testing.assert_close(output, net(x))
     graphs = graphs_compiled() - graphs_before
     print(compperf.tr("batch size  first call of the compiled model (s)"))
     for size, seconds in first_calls.items():
@@ -174,16 +167,7 @@ if compiled is not None:
             seconds=sum(first_calls.values()),
         )
     )
-    if cache_hits() > hits_before:
-        compperf.say(
-            "cache hit: Inductor loaded compiled code from its caches on disk "
-            "(a warm start); cold first calls take longer"
-        )
-    else:
-        compperf.say(
-            "cache miss: Inductor did not find these graphs in its caches on "
-            "disk and generated their code anew"
-        )
+    compperf.say(str(cache))
     print()
     print(
         compperf.tr(
@@ -321,13 +305,39 @@ for name in list(versions)[1:]:
         )
 
 # %%
+# How much of the machine that is
+# -------------------------------
+# At the largest batch size each call does the most arithmetic.
+# ``FlopCounterMode`` counts the floating-point operations of one forward
+# pass (the three matrix products, ``2 * batch * inputs * outputs`` each; it
+# leaves out the bias additions and ReLUs). Divided by a version's median
+# time per call they give a rate, which ``Ceilings.peak_share`` sets against
+# the peak this device reaches on a matrix product (built up on
+# :doc:`/auto_examples/limits/plot_2_ceilings`). Where the time per call is
+# mostly fixed cost, as at small batch sizes, the share is small: the
+# arithmetic units wait for the next call.
+largest = BATCH_SIZES[-1]
+with FlopCounterMode(display=False) as flop_counter:
+    net(inputs[largest])
+flops = flop_counter.get_total_flops()
+limits = compperf.ceilings(device)
+for name in versions:
+    share = limits.peak_share(timings[name][-1], flops)
+    compperf.say(
+        "{version}, batch size {batch}: {share}",
+        version=labels[name],
+        batch=largest,
+        share=share,
+    )
+
+# %%
 # The picture
 # -----------
 # Left: time per call on log scales, with a band from the 25th to the 75th
 # percentile of the timed blocks around each median (quartiles are times, so
 # the band stays above zero). Right: each compiled version's speed-up over
 # eager mode, with the 95 % interval of the ratio as error bars; above the
-# dashed line at 1x the version is faster. A shaded span marks a crossover's
+# dashed line at 1× the version is faster. A shaded span marks a crossover's
 # bracket where the cell above found one; without one, the panel's title
 # says so.
 
@@ -402,7 +412,7 @@ if any(point.yes for point in crossings.values()):
     right.set_title(compperf.tr("speed-up over eager mode"))
 else:
     right.set_title(compperf.tr("no crossover in the measured range"))
-# The ticks read 0.5x and 2x rather than powers of ten.
+# The ticks read 0.5× and 2× rather than powers of ten.
 for axis in (right.yaxis.set_major_formatter, right.yaxis.set_minor_formatter):
     axis(ticker.FormatStrFormatter("%g\N{MULTIPLICATION SIGN}"))
 for ax in (left, right):

@@ -180,54 +180,46 @@ except torch._dynamo.exc.BackendCompilerFailed:
     )
 
 
-def cache_hits():
-    """Graphs that Inductor found in its caches on disk in this process."""
-    counters = torch._dynamo.utils.counters
-    return (
-        counters["inductor"]["fxgraph_cache_hit"]
-        + counters["aot_autograd"]["autograd_cache_hit"]
-    )
-
-
-hits_before = cache_hits()
 variants, one_off, inputs, programs = {}, {}, {}, {}
-for name, (model, shape) in models.items():
-    inputs[name] = {
-        size: torch.randn(size, *shape, device=device) for size in BATCH_SIZES
-    }
-    example = inputs[name][BATCH_SIZES[-1]]
-    scripted, one_off[name, "torch.jit.script"] = timed(
-        call_noting_jit_deprecation, torch.jit.script, model
-    )
-    exported, one_off[name, "torch.export"] = timed(
-        torch.export.export,
-        model,
-        (example,),
-        dynamic_shapes=({0: torch.export.Dim("batch")},),
-    )
-    programs[name] = exported
-    variants[name] = {
-        "eager": model,
-        "torch.jit.script": scripted,
-        "torch.export": exported.module(),
-    }
-    compiled = torch.compile(model, dynamic=True)
-    try:
-        for size, x in inputs[name].items():
-            step = compperf.tr("torch.compile, batch {size}", size=size)
-            _, one_off[name, step] = timed(compiled, x)
-    # Compiling fails, for example, where there is no C or C++ compiler.
-    except torch._dynamo.exc.BackendCompilerFailed as error:
-        print(
-            compperf.tr(
-                "torch.compile failed for {model}, so the page continues "
-                "without it: {error}",
-                model=name,
-                error=f"{type(error).__name__}: {str(error).splitlines()[0]}",
-            )
+# Counts whether Inductor's caches on disk held the compiled graphs.
+with compperf.inductor_cache() as cache:
+    for name, (model, shape) in models.items():
+        inputs[name] = {
+            size: torch.randn(size, *shape, device=device) for size in BATCH_SIZES
+        }
+        example = inputs[name][BATCH_SIZES[-1]]
+        scripted, one_off[name, "torch.jit.script"] = timed(
+            call_noting_jit_deprecation, torch.jit.script, model
         )
-    else:
-        variants[name]["torch.compile"] = compiled
+        exported, one_off[name, "torch.export"] = timed(
+            torch.export.export,
+            model,
+            (example,),
+            dynamic_shapes=({0: torch.export.Dim("batch")},),
+        )
+        programs[name] = exported
+        variants[name] = {
+            "eager": model,
+            "torch.jit.script": scripted,
+            "torch.export": exported.module(),
+        }
+        compiled = torch.compile(model, dynamic=True)
+        try:
+            for size, x in inputs[name].items():
+                step = compperf.tr("torch.compile, batch {size}", size=size)
+                _, one_off[name, step] = timed(compiled, x)
+        # Compiling fails, for example, where there is no C or C++ compiler.
+        except torch._dynamo.exc.BackendCompilerFailed as error:
+            print(
+                compperf.tr(
+                    "torch.compile failed for {model}, so the page continues "
+                    "without it: {error}",
+                    model=name,
+                    error=f"{type(error).__name__}: {str(error).splitlines()[0]}",
+                )
+            )
+        else:
+            variants[name]["torch.compile"] = compiled
 
 print(
     compperf.tr(
@@ -250,16 +242,7 @@ for step in dict.fromkeys(step for _, step in one_off):
         )
     )
 if any("torch.compile" in v for v in variants.values()):
-    if cache_hits() > hits_before:
-        compperf.say(
-            "cache hit: Inductor loaded compiled code from its caches on disk "
-            "(a warm start); cold first calls take longer"
-        )
-    else:
-        compperf.say(
-            "cache miss: Inductor did not find these graphs in its caches on "
-            "disk and generated their code anew"
-        )
+    compperf.say(str(cache))
 
 # %%
 # Same outputs everywhere
@@ -322,7 +305,7 @@ for name, versions in variants.items():
 # %%
 # The same ratios as a chart: each group of bars is one model at one batch
 # size, each bar a version's speed-up over eager mode, with the 95 % interval
-# of the ratio as an error bar. Bars start at the dashed line, 1x: a bar that
+# of the ratio as an error bar. Bars start at the dashed line, 1×: a bar that
 # rises shows a version faster than eager mode, a bar that drops one that is
 # slower.
 
@@ -348,7 +331,7 @@ for i, version in enumerate(names):
             for s, r in zip(speedups, ratios, strict=True)
         ]
     ).T
-    # Bars start at 1x: up means faster than eager mode, down means slower.
+    # Bars start at 1×: up means faster than eager mode, down means slower.
     ax.bar(
         np.arange(len(groups)) + i * width,
         speedups - 1,
@@ -366,7 +349,7 @@ ax.set_xticks(
         for name, size in groups
     ],
 )
-# A ratio: 2x faster and 2x slower sit equally far from 1.
+# A ratio: 2× faster and 2× slower sit equally far from 1.
 ax.set_yscale("log")
 for axis in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
     axis(ticker.FormatStrFormatter("%g\N{MULTIPLICATION SIGN}"))

@@ -237,8 +237,9 @@ for name, (fn, args) in fixes.items():
 # table times the calls after that. A first call that finds these graphs in
 # Inductor's caches on disk (on a machine that ran this page before) is a
 # warm compile, shorter than a cold one on a fresh machine. Everything in this cell runs on one
-# thread: work this small gains nothing from a second one, and one thread is
-# less disturbed by other programs running on the machine. The thread count is
+# thread: one thread is less disturbed by other programs running on the machine
+# (whether a second one would speed up work this small is not measured here;
+# the parallelism chapter measures threads). The thread count is
 # set before compiling because it is part of what a compiled graph assumes:
 # changing it later would make Dynamo compile again (the next example shows
 # these assumptions, the guards). If this machine cannot compile (Inductor

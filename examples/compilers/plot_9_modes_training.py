@@ -139,7 +139,7 @@ expected = net(x)
 
 eager_label = compperf.tr("eager")
 compile_seconds, cudagraph_skips, modes = {}, {}, {eager_label: net}
-warm = {}  # mode -> whether its first call hit Inductor's caches on disk
+caches = {}  # mode -> whether its first call found Inductor's caches on disk
 comparisons = {}
 for mode in ("default", "reduce-overhead", "max-autotune"):
     torch.compiler.reset()
@@ -147,8 +147,9 @@ for mode in ("default", "reduce-overhead", "max-autotune"):
     compiled = torch.compile(net, mode=mode)
     timer = compperf.Timer()
     try:
-        out = compiled(x)
-        compperf.synchronize(device)
+        with compperf.inductor_cache() as cache:
+            out = compiled(x)
+            compperf.synchronize(device)
     except (
         torch._dynamo.exc.BackendCompilerFailed
     ) as error:  # for example, when no C or C++ compiler is installed
@@ -161,10 +162,7 @@ for mode in ("default", "reduce-overhead", "max-autotune"):
         )
         continue
     compile_seconds[mode] = timer.stop()
-    warm[mode] = (
-        counters["inductor"]["fxgraph_cache_hit"]
-        + counters["aot_autograd"]["autograd_cache_hit"]
-    ) > 0
+    caches[mode] = cache.label
     torch.testing.assert_close(out, expected)
     cudagraph_skips[mode] = counters["inductor"]["cudagraph_skips"]
     modes[mode] = compiled
@@ -182,9 +180,7 @@ for mode, seconds in compile_seconds.items():
             mode=mode,
             seconds=seconds,
             skips=cudagraph_skips[mode],
-            cache=compperf.tr("cache hit")
-            if warm[mode]
-            else compperf.tr("cache miss"),
+            cache=caches[mode],
         )
     )
 

@@ -107,8 +107,8 @@ print(matmuls.disturbance)
 # A call that costs only overhead takes as long at 64 elements as at 16. A
 # call that costs bytes takes four times as long when it has four times the
 # elements. So the test at each step is: does the time grow by at least the
-# square root of the growth of the work (2x when the chain grows 4x, 2.8x
-# when the matrix product does 8x the operations)? The first size from which
+# square root of the growth of the work (2× when the chain grows 4×, 2.8×
+# when the matrix product does 8× the operations)? The first size from which
 # the answer stays "yes" is where the work takes over from the overhead.
 # ``compperf.crossover`` decides it from the per-round ratios and their
 # intervals; where an interval straddles the threshold it says "unclear".
@@ -222,7 +222,7 @@ plt.show()
 # -------
 # **1.** The smallest size gives ``t0`` (the fixed cost), the largest gives
 # ``c`` (the cost per element). Their ratio is the size at which both are
-# equal. The boundary test above asks for 2x per 4x: in this model
+# equal. The boundary test above asks for 2× per 4×: in this model
 # ``(t0 + 4 c n) / (t0 + c n) = 2`` at ``n = t0 / (2 c)``, so the larger of
 # the two sizes, ``4 n``, is twice the size where both costs are equal.
 

@@ -24,7 +24,7 @@ import torch
 import compperf
 
 SIZES = [128, 256, 512]  # n of the n x n matrix products
-# Bytes that a copy touches (source and destination), up to 4x the last cache.
+# Bytes that a copy touches (source and destination), up to 4× the last cache.
 WORKING_SETS = [2**k for k in range(14, 28, 2)]
 TIMING = {"min_run_time": 0.05, "max_run_time": 0.3}
 # sphinx_gallery_start_ignore
@@ -259,7 +259,7 @@ else:
 # ---------------------------
 # ``compperf.ceilings`` measures the three ceilings once per process and
 # keeps them for the device, dtype and thread count: the peak over a few
-# matrix sizes, the copy bandwidth with a working set of at least 4x the
+# matrix sizes, the copy bandwidth with a working set of at least 4× the
 # last cache, and the per-call cost of an addition of one element. The next
 # page, :doc:`/auto_examples/limits/plot_3_roofline`, draws its roofline from
 # them. On a CPU it uses one thread, as the

@@ -77,6 +77,12 @@ class RoofShare:
         FLOP/s reached: at the median time per call, and the interval of that median.
     bound : str
         ``"memory"`` when ``intensity`` is below the ridge point, ``"compute"`` otherwise.
+    within : Verdict or None
+        From :meth:`Ceilings.peak_share`: claim ``"below the measured peak"``, "yes" when the
+        whole share interval lies below 1, "no" when it lies at or past 1, "unclear" when it
+        reaches across 1 or the machine was disturbed. Only "yes" gives a share: a rate at
+        or past the peak means the two were measured under different conditions. ``None``
+        from :meth:`Ceilings.share`.
     """
 
     intensity: float
@@ -85,6 +91,28 @@ class RoofShare:
     low: float
     high: float
     bound: str
+    within: Verdict | None = None
+
+    def __str__(self) -> Text:
+        """The rate and its share of the peak, or why the share is unclear (GFLOP/s, %)."""
+        values = {
+            "rate": self.achieved / 1e9,
+            "roof": self.roof / 1e9,
+            "share": self.share,
+            "low": self.share_low,
+            "high": self.share_high,
+        }
+        if self.within is None or self.within.yes:
+            return tr(
+                "{rate:.1f} GFLOP/s, {share:.0%} of the measured peak of {roof:.1f} GFLOP/s "
+                "({low:.0%} to {high:.0%} from the interval of the median)",
+                **values,
+            )
+        return tr(
+            "{rate:.1f} GFLOP/s against a measured peak of {roof:.1f} GFLOP/s: the share of "
+            "the peak is unclear here ({low:.0%} to {high:.0%})",
+            **values,
+        )
 
     @property
     def share(self) -> float:
@@ -203,6 +231,12 @@ class Ceilings:
             FLOP per call (e.g. ``2 * n**3`` for an ``n x n`` product, or
             ``torch.utils.flop_counter.FlopCounterMode``'s total).
 
+        Returns
+        -------
+        RoofShare
+            With :attr:`RoofShare.within`, the verdict whether the share can be read at all;
+            ``str()`` of it is the sentence a page prints (translated).
+
         Raises
         ------
         ValueError
@@ -211,7 +245,19 @@ class Ceilings:
         if flops <= 0:
             raise ValueError(f"need flops > 0, got {flops}")
         rate = _rate(measurement, flops, measurement.description)
-        return RoofShare(math.inf, self.peak.value, rate.value, rate.low, rate.high, "compute")
+        low, high = rate.low / self.peak.value, rate.high / self.peak.value
+        within = conclude(
+            "below the measured peak",
+            measurement.description,
+            low,
+            high,
+            below=1.0,
+            disturbed=self.disturbed or measurement.disturbed,
+            value=rate.value / self.peak.value,
+        )
+        return RoofShare(
+            math.inf, self.peak.value, rate.value, rate.low, rate.high, "compute", within
+        )
 
     def __str__(self) -> Text:
         with parts():
@@ -313,7 +359,7 @@ def ceilings(
     blocked runs) with the sign test's 95 % interval of the median over its blocks.
     Peak: the best median over ``sizes`` ("maximum achievable matmul FLOPS", as Stas
     Bekman's *Machine Learning Engineering* measures accelerators). Bandwidth: ``copy_``
-    between two tensors that together hold at least 4x the last-level cache (sysfs on the
+    between two tensors that together hold at least four times the last-level cache (sysfs on the
     CPU, ``L2_cache_size`` of the CUDA device properties), counted as bytes read plus bytes
     written (a lower bound: write-allocate traffic is not counted), as STREAM's "Copy"
     (McCalpin). Overhead: ``torch.add`` of one-element tensors into a preallocated output.

@@ -19,7 +19,7 @@ _STEAL_THRESHOLD = 0.05
 # (Linux PSI "some", which counts every task, ours included) ...
 _PRESSURE_THRESHOLD = 0.25
 # ... or the reference probe ran this much slower (or faster) after than before. A quiet
-# machine drifts up to ~1.5x (caches and branch predictors cooled by the watched work), so
+# machine drifts up to ~1.5 times (caches and branch predictors cooled by the watched work), so
 # only a doubling counts: a throttled CPU or a busy sibling hyperthread.
 _DRIFT_THRESHOLD = 2.0
 # The probe: a fixed piece of pure-Python work, timed this many times after one untimed

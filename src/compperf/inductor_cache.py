@@ -42,6 +42,16 @@ class InductorCache:
             return "mixed"
         return "hit" if self.hits else "miss" if self.misses else "none"
 
+    @property
+    def label(self) -> Text:
+        """The state in two or three words, for a table cell ("cache hit", "cache miss")."""
+        return {
+            "hit": tr("cache hit"),
+            "miss": tr("cache miss"),
+            "mixed": tr("cache hit and miss"),
+            "none": tr("nothing compiled"),
+        }[self.state]
+
     def __str__(self) -> Text:
         if self.state == "miss":
             return tr("cache miss: Inductor generated the code of its graphs anew")

@@ -91,6 +91,8 @@ MAX_FIGURES = 60
 
 _figures: list[dict[str, Any]] = []
 _counts: dict[str, int] = {}
+# Each noted key as this run's reader reads it (a translated message), for the learner's table.
+_labels: dict[str, str] = {}
 _environment: dict[str, Any] | None = None
 
 
@@ -99,6 +101,7 @@ def reset() -> None:
     global _environment
     _figures.clear()
     _counts.clear()
+    _labels.clear()
     _environment = None
 
 
@@ -122,10 +125,13 @@ def _english(text: object) -> str:
     return str(text)
 
 
-def _key(key: object) -> str:
-    key = " ".join(_english(key).split())[:120]
-    _counts[key] = _counts.get(key, 0) + 1
-    return key if _counts[key] == 1 else f"{key} #{_counts[key]}"
+def _key(key: object, label: object = None) -> str:
+    """The English key of a figure (`` #2`` on its second use); ``label`` as the reader reads it."""
+    english = " ".join(_english(key).split())[:120]
+    _counts[english] = _counts.get(english, 0) + 1
+    suffix = "" if _counts[english] == 1 else f" #{_counts[english]}"
+    _labels[english + suffix] = " ".join(str(key if label is None else label).split()) + suffix
+    return english + suffix
 
 
 def _add(figure: dict[str, Any]) -> None:
@@ -152,7 +158,10 @@ def note_verdict(record: Mapping[str, Any]) -> None:
     if value is None:
         value = _middle(float(low), float(high))
     figure = {
-        "key": _key(f"{_english(record['claim'])}: {_english(record['subject'])}"),
+        "key": _key(
+            f"{_english(record['claim'])}: {_english(record['subject'])}",
+            f"{record['claim']}: {record['subject']}",
+        ),
         "kind": "verdict",
         "value": float(value),
         "low": float(low),
@@ -309,11 +318,33 @@ def _shown(figure: Mapping[str, Any]) -> str:
     outcome = {"yes": tr("yes"), "no": tr("no"), "unclear": tr("unclear")}.get(
         figure.get("outcome"), figure.get("outcome")
     )
-    return f"{figure['value']:.3g} ({outcome})"
+    return f"{_number(figure['value'], '.3g')} ({outcome})"
+
+
+def _number(value: float, spec: str) -> str:
+    """``value`` formatted with ``spec`` in the reader's convention (a Russian decimal comma)."""
+    from compperf import numerals
+    from compperf.i18n import language
+
+    return numerals.localize(format(value, spec), value, language())
+
+
+def _label(yours: Mapping[str, Any], theirs: Mapping[str, Any]) -> str:
+    """A row's key figure: the published key, or as this run's reader reads it if translated."""
+    label = _labels.get(yours["key"], yours["key"])
+    return theirs["key"] if label == yours["key"] else label
 
 
 def _where(environment: Mapping[str, Any]) -> str:
-    return f"{environment.get('device')} ({machine_name(environment)})"
+    """``device (machine)``, the thread count of a CPU in the reader's language."""
+    from compperf.i18n import parts, tr_plural
+
+    name, threads = machine_name(environment), environment.get("num_threads")
+    suffix = f", {threads} threads"
+    if isinstance(threads, int) and name.endswith(suffix):
+        with parts():
+            name = f"{name.removesuffix(suffix)}, {tr_plural('{n} thread', '{n} threads', threads)}"
+    return f"{environment.get('device')} ({name})"
 
 
 def compare_published(published: Mapping[str, Any] | None, *, file: Any = None) -> None:
@@ -341,10 +372,10 @@ def compare_published(published: Mapping[str, Any] | None, *, file: Any = None) 
             ratio = yours["value"] / theirs["value"] if theirs["value"] else float("nan")
             rows.append(
                 [
-                    theirs["key"][:48],
+                    _label(yours, theirs)[:48],
                     _shown(theirs),
                     _shown(yours),
-                    f"{ratio:.2f}\N{MULTIPLICATION SIGN}",
+                    f"{_number(ratio, '.2f')}\N{MULTIPLICATION SIGN}",
                 ]
             )
         header = [tr("key figure"), tr("published"), tr("yours"), tr("yours / published")]

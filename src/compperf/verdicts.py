@@ -23,7 +23,7 @@ import torch
 from compperf import records
 from compperf.devices import as_device, synchronize, synchronizer
 from compperf.disturbance import Disturbance, watch
-from compperf.i18n import Text, tr
+from compperf.i18n import Text, parts, tr
 from compperf.measure import Measurement
 
 __all__ = [
@@ -187,6 +187,24 @@ class Verdict:
         return dataclasses.asdict(self)
 
 
+def _versus(names: Sequence[str], candidate: str, baseline: str) -> str:
+    """The default subject ``"candidate vs baseline"``, remembering translated names.
+
+    A variant named with :func:`compperf.tr` reads in the reader's language; the subject
+    keeps the names' records, so that its key figure (:mod:`compperf.records`) is the same
+    English key in every language and a learner's run matches the published page's.
+    """
+
+    def named(name: str) -> str:  # the variant's own name object (a Text keeps its record)
+        return next((known for known in names if known == name), name)
+
+    candidate, baseline = named(candidate), named(baseline)
+    if not isinstance(candidate, Text) and not isinstance(baseline, Text):
+        return f"{candidate} vs {baseline}"
+    with parts():  # a subject, not a line of the page's output
+        return tr("{candidate} vs {baseline}", candidate=candidate, baseline=baseline)
+
+
 def _note(verdict: Verdict) -> Verdict:
     records.note_verdict(verdict.record())  # a key figure (compperf.records)
     if _recorded is not None:
@@ -312,7 +330,7 @@ class Comparison:
         ratio = self.ratio(candidate, baseline)
         return conclude(
             "faster",
-            subject or f"{candidate} vs {baseline}",
+            subject or _versus(self.names, candidate, baseline),
             ratio.low,
             ratio.high,
             below=1 / margin,
@@ -355,7 +373,7 @@ class Comparison:
             raise ValueError(f"one_off must be >= 0 seconds, got {one_off}")
         ratio = self.ratio(candidate, baseline)
         threshold = 1 / margin
-        subject = subject or f"{candidate} vs {baseline}"
+        subject = subject or _versus(self.names, candidate, baseline)
         disturbed = self.disturbance.disturbed
         if ratio.high >= threshold:  # not shown faster: "no" or "unclear"
             outcome = NO if ratio.low >= threshold else UNCLEAR

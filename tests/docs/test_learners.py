@@ -233,3 +233,23 @@ def test_shipped_records_are_valid() -> None:
         for name in record["examples"]:
             assert (ROOT / "examples" / f"{name}.py").is_file(), (path, name)
         assert any(entry["figures"] for entry in record["examples"].values()), path
+
+
+def test_results_pages_write_numbers_and_units_the_readers_way() -> None:
+    """A Results page's cells and column titles in the page's language: a Russian decimal
+    comma, the time unit and the thread count in the reader's words."""
+    from compperf_docs import results
+
+    verdict = {"kind": "verdict", "value": 0.8123, "outcome": "yes"}
+    assert results._shown(verdict, "en") == "0.812 (yes)"
+    assert results._shown(verdict, "ru") == "0,812 (да)"
+    assert results._shown(verdict, "zh_CN") == "0.812 (是)"
+    assert results._shown({"kind": "time", "value": 6.37e-6}, "ru") == "6,37 мкс"
+    cpu = {"device": "cpu", "device_name": "AMD EPYC", "num_threads": 2}
+    record = {"name": "AMD EPYC, 2 threads", "environment": cpu}
+    assert results.machine_title(record, "en") == "AMD EPYC, 2 threads"
+    assert results.machine_title(record, "ru") == "AMD EPYC, 2 потока"
+    assert results.machine_title(record, "zh_CN") == "AMD EPYC, 2 个线程"
+    # A title given by hand (python -m compperf.records run ... --name) is the learner's.
+    assert results.machine_title({**record, "name": "my laptop"}, "ru") == "my laptop"
+    assert results.machine_title(OTHER_MACHINE, "ru") == "Some GPU box"

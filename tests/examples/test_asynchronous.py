@@ -36,6 +36,7 @@ PROBES = {
         "median_text": compperf.format_time(ready_row.median),
         "naive": naive,
         "synchronized": synchronized,
+        "peak_share": [share.within.outcome, share.share_low, share.share_high],
         "figures": len(plt.get_fignums()),
     }""",
     "plot_backend_dependency_graph.py": """{
@@ -144,6 +145,18 @@ def said(text: str, outcome: str, sentences: dict[str, str]) -> None:
     """The page printed the sentence of its verdict's outcome, and not the others'."""
     for case, sentence in sentences.items():
         assert (sentence in text) == (case == outcome), (outcome, sentence, text)
+
+
+def test_async_matmul_reports_its_share_of_the_measured_peak():
+    run = ran("plot_async_matmul.py")
+    outcome, low, high = run.probe["peak_share"]
+    assert 0 < low <= high
+    text = prose(run.stdout)
+    # A share is printed only when its whole interval lies below the peak.
+    readable = outcome == "yes"
+    assert readable == (high < 1) or outcome == "unclear"
+    assert ("% of the measured peak of" in text) == readable
+    assert ("share of the peak is unclear here" in text) != readable
 
 
 def test_async_matmul_naive_and_synchronized_agree_on_cpu():

@@ -259,7 +259,8 @@ def test_every_mode_compiles_and_reduce_overhead_falls_back_on_cpu(modes: Run) -
     # Each first call says whether Inductor found its graph in the caches on disk.
     first_calls = re.findall(r"^\S+ *first call .*$", modes.stdout, re.MULTILINE)
     assert len(first_calls) == 3
-    assert all(line.endswith((", cache hit", ", cache miss")) for line in first_calls)
+    labels = (", cache hit", ", cache miss", ", cache hit and miss")
+    assert all(line.endswith(labels) for line in first_calls)
     if probe["device"] == "cpu":
         assert probe["cudagraph_skips"]["default"] == 0
         assert probe["cudagraph_skips"]["reduce-overhead"] >= 1

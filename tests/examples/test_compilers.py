@@ -244,8 +244,9 @@ def test_process_setup_is_timed_apart_from_the_model(hybridize: Run) -> None:
         "torch.compile, first call:"
     )
     # Whether that first call found the graph in Inductor's caches (a warm start) or not.
-    hit = "cache hit: Inductor loaded this graph's compiled code" in stdout
-    miss = "cache miss: Inductor did not find this graph" in stdout
+    # One graph: compperf.inductor_cache() says hit or miss, exactly one of them.
+    hit = "cache hit: Inductor loaded compiled code from its caches" in stdout
+    miss = "cache miss: Inductor generated the code of its graphs anew" in stdout
     assert hit != miss
 
 
@@ -362,6 +363,17 @@ def test_sweep_covers_every_batch_size(pays: Run) -> None:
         assert len(medians) == len(sizes)
         assert all(median > 0 for median in medians)
     assert pays.probe["figures"] == 1
+
+
+def test_each_version_reports_its_share_of_the_measured_peak(pays: Run) -> None:
+    text = " ".join(pays.stdout.split())  # the sentences are wrapped paragraphs
+    largest = pays.probe["batch_sizes"][-1]
+    for name in pays.probe["timings"]:
+        sentence = re.search(rf"{re.escape(name)}, batch size {largest}: (.*?\))", text)
+        assert sentence, (name, text)
+        # Either a share of the peak, or why none can be read from this run.
+        said = sentence.group(1)
+        assert ("% of the measured peak of" in said) != ("unclear here" in said), said
 
 
 def test_one_dynamic_compilation_serves_several_sizes(pays: Run) -> None:

@@ -10,6 +10,7 @@ pyproject.toml alone (with its catalogs) is built like the others.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -36,7 +37,9 @@ PROJECT = tiny_site.project(chapters=("tiny",))
 FIRST, *OTHERS = PROJECT.languages
 
 CONF = tiny_site.conf(
-    "import compperf.i18n\n"
+    # As the site: sphinxext-opengraph writes each page's og: tags and description.
+    extensions=(*tiny_site.GALLERY, "sphinxext.opengraph"),
+    extra="import compperf.i18n\n"
     "# compperf's catalogs, and those of a language the test adds (what the example prints).\n"
     'compperf.i18n.LOCALES = DOCS.parent / "compperf-locales"\n'
     "# As the site: the source language's search is English; the others set their own.\n"
@@ -44,6 +47,7 @@ CONF = tiny_site.conf(
     + 'html_theme = "furo"\n'
     + f"templates_path = [{str(DOCS / '_templates')!r}]\n"
     + 'html_sidebars = {"**": ["sidebar/search.html", "sidebar/languages.html"]}\n'
+    + 'ogp_social_cards = {"enable": False}\n',
 )
 
 INDEX = """
@@ -247,6 +251,45 @@ def test_gallery_labels_are_in_the_pages_language(
     text = re.sub(r"\s+", " ", text)
     assert re.search(re.escape(running) + r" [(（]0 \S+ \d+\.\d+ \S+[)）]", text)
     assert button in text
+
+
+@pytest.mark.parametrize("language", PROJECT.languages, ids=_ids)
+def test_view_source_says_which_source_it_shows(site: SimpleNamespace, language: Language) -> None:
+    """A translated page is built from the English source, and _sources/ holds that: the
+    button says so in the reader's language and marks the link English."""
+    (link,) = re.findall(r'<div class="view-this-page">\s*<a ([^>]*)>', _page(site, language.code))
+    if language == FIRST:
+        assert f'title="{_ui(language, "View this page")}"' in link
+        assert "hreflang" not in link
+        return
+    label = _ui(language, "View the English source of this page")
+    assert label != "View the English source of this page", "UI catalog not translated"
+    assert f'title="{label}"' in link, link
+    assert 'hreflang="en"' in link
+    target = re.search(r'href="([^"]+)"', link)[1]
+    source = (site.html / language.code / "auto_examples" / "tiny" / target).resolve()
+    assert "Sum a tensor" in source.read_text("utf-8")  # indeed the English source
+
+
+def _described(page: str) -> tuple[str, str]:
+    meta = re.findall(r'<meta name="description" content="([^"]*)"', page)
+    graph = re.findall(r'<meta property="og:description" content="([^"]*)"', page)
+    assert len(meta) == len(graph) == 1, (meta, graph)
+    return html.unescape(meta[0]), html.unescape(graph[0])
+
+
+@pytest.mark.parametrize("language", PROJECT.languages, ids=_ids)
+def test_description_is_the_pages_prose_alone(site: SimpleNamespace, language: Language) -> None:
+    """The meta and og: descriptions hold the page's first prose in its language: not the
+    table of contents, the titles or the gallery's labels joined to it."""
+    pages = PAGES.get(language.search, {})
+    for name, first in (
+        ("index", "Call synchronize before you read the clock."),
+        ("auto_examples/tiny/plot_sum", "Prints where it ran, then a sum."),
+    ):
+        page = (site.html / language.code / f"{name}.html").read_text("utf-8")
+        expected = pages.get(name, {}).get(first, first)
+        assert _described(page) == (expected, expected), name
 
 
 def test_catalogs_hold_no_timing_output_or_gallery_labels(site: SimpleNamespace) -> None:

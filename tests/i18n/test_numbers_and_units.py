@@ -116,14 +116,47 @@ def _letter_x(text: str) -> bool:
     return _LETTER_X.search(_KEPT.sub(lambda m: m[0] if m[0][0] == "{" else " ", text)) is not None
 
 
-@pytest.mark.parametrize("path", EXAMPLE_CATALOGS, ids=_name)
+# Every catalog of every translated language: page prose (docs/locales), what examples
+# print and draw and their code comments (src/compperf/locales), compperf's own messages.
+ALL_CATALOGS = [path for code in CODES[1:] for path in _catalogs(PAGES, code) + PRINTED[code]]
+
+
+@pytest.mark.parametrize("path", ALL_CATALOGS, ids=_name)
 def test_a_translated_page_writes_ratios_with_one_sign(path: Path) -> None:
     """compperf prints a ratio with the multiplication sign (Ratio, compare()); so does a
-    translation."""
+    translation, in prose, printed text and code comments alike; and so does the English
+    text the catalog translates."""
     problems = [
-        f"{_name(path)}: {msgstr[:70]!r} writes a ratio with the letter x (use ×)"
-        for _, msgstr in _messages(path)
-        if _letter_x(msgstr)
+        f"{_name(path)}: {text[:70]!r} writes a ratio with the letter x (use ×)"
+        for msgid, msgstr in _messages(path, comments=True)
+        for text in (msgid, msgstr)
+        if _letter_x(text)
+    ]
+    assert not problems, "\n".join(sorted(set(problems)))
+
+
+# The English sources: the examples (prose, messages, comments), the pages and compperf's
+# docstrings, which the API page shows.
+ENGLISH_SOURCES = sorted(
+    [
+        *(ROOT / "examples").rglob("*.py"),
+        *(ROOT / "docs").glob("*.md"),
+        ROOT / "README.md",
+        *(ROOT / "src" / "compperf").glob("*.py"),
+    ]
+)
+# A ratio with the letter x in source text; not hex (0x1f) nor shapes (64x64).
+_SOURCE_LETTER_X = re.compile(r"(?<![\w.])\d+(?:\.\d+)?x(?![\w])")
+
+
+@pytest.mark.parametrize("path", ENGLISH_SOURCES, ids=_name)
+def test_english_sources_write_ratios_with_one_sign(path: Path) -> None:
+    """Every English text a reader sees writes a ratio with the multiplication sign, as
+    the printed ratios do."""
+    problems = [
+        f"{_name(path)}:{number}: {line.strip()[:70]!r} writes a ratio with the letter x"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if _SOURCE_LETTER_X.search(line)
     ]
     assert not problems, "\n".join(problems)
 

@@ -146,6 +146,22 @@ def test_peak_share_is_the_share_of_the_measured_peak(fake_machine):
     assert share.bound == "compute"
     with pytest.raises(ValueError, match="flops > 0"):
         found.peak_share(half_speed, 0)
+    assert share.within.yes
+    assert str(share).startswith("50.0 GFLOP/s, 50% of the measured peak of 100.0 GFLOP/s")
+
+
+def test_a_share_past_the_peak_is_unclear(fake_machine):
+    found = compperf.ceilings("cpu", sizes=(1024,))
+    flops = 2 * 512**3
+    # Half the calls faster than the peak allows: the interval of the median reaches past it.
+    mixed = compperf.Measurement.from_times(
+        [flops / (PEAK * factor) for factor in (0.8, 0.9, 1.1, 1.2, 1.3)],
+        description="512 matmul",
+        device="cpu",
+    )
+    share = found.peak_share(mixed, flops)
+    assert share.within.unclear
+    assert "unclear here" in str(share)
 
 
 def test_environment_includes_the_ceilings_when_asked(fake_machine):

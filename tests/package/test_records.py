@@ -67,6 +67,7 @@ def test_comparison_in_the_learners_language() -> None:
     out = io.StringIO()
     compperf.compare_published(published, file=out)
     assert "Опубликовано" in out.getvalue()
+    assert " threads)" not in out.getvalue()  # the thread count in the reader's words
     compperf.use_language("zh_CN")
     out = io.StringIO()
     compperf.compare_published(published, file=out)
@@ -153,3 +154,38 @@ def test_keys_are_english_in_any_language() -> None:
     compperf.measure(lambda: x.sum(), device="cpu", description=compperf.tr("median"))
     compperf.conclude("faster", compperf.tr("median"), 0.5, 0.8, below=1.0)
     assert [f["key"] for f in records.figures()] == ["median", "faster: median"]
+
+
+def _translated_comparison() -> None:
+    x = torch.ones(8)
+    median, published = compperf.tr("median"), compperf.tr("published")
+    comparison = compperf.interleave(
+        {median: lambda: x.sum(), published: lambda: x.mean()},
+        device="cpu",
+        budget=0.01,
+        min_rounds=2,
+    )
+    comparison.faster(median, published)
+    comparison.pays_back(str(median), str(published), one_off=0.0)
+
+
+def test_translated_variant_names_make_the_published_keys() -> None:
+    # The published page ran in English; a learner's zh_CN or ru download names the same
+    # variants in their language, and its default subjects ("a vs b") must match.
+    _translated_comparison()
+    published = records.example_figures("c/plot_x")
+    assert [f["key"] for f in published["figures"] if f["kind"] == "verdict"] == [
+        "faster: median vs published",
+        "pays back: median vs published",
+    ]
+    for language, label, versus in (("ru", "медиана", "против"), ("zh_CN", "中位数", "对比")):
+        records.reset()
+        compperf.use_language(language)
+        _translated_comparison()
+        verdicts = [f["key"] for f in records.figures() if f["kind"] == "verdict"]
+        assert verdicts == ["faster: median vs published", "pays back: median vs published"]
+        out = io.StringIO()
+        compperf.compare_published(published, file=out)
+        rows = [line for line in out.getvalue().splitlines() if label in line]
+        assert len(rows) == 3, out.getvalue()  # its timing and two verdicts, in the reader's words
+        assert sum(versus in row for row in rows) == 2, rows

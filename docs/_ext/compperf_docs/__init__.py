@@ -81,6 +81,7 @@ _MOVED = {
             "notebook_check",
             "notebook_markdown",
             "colab",
+            "descriptions",
             "published",
             "results",
             "install",

@@ -68,6 +68,9 @@ DRAW_LANGUAGES = 700
 MOVE_NOTEBOOK_OUTPUTS = 900
 
 # -- html-page-context ----------------------------------------------------------
+# Before sphinxext-opengraph's handler (500), which reads the page's description
+# (publish.descriptions).
+PAGE_DESCRIPTION = 400
 # After furo has rendered the navigation tree (500): its captions get their labels
 # (workarounds.label_toctree_captions) ...
 NAVIGATION_LABELS = 900

@@ -7,7 +7,8 @@
   each download, the Colab copies and button, the Results pages (one column per machine).
 - :mod:`site`: the per-language URLs, the language switcher, the root ``index.html`` and
   sitemap index, pages whose sources were removed; :mod:`alternates`: hreflang links in
-  each page's head and in the sitemap; :mod:`install`: the ``compperf-install`` directive.
+  each page's head and in the sitemap; :mod:`descriptions`: each page's description (meta
+  and og:) from its prose; :mod:`install`: the ``compperf-install`` directive.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ def setup(app: Sphinx) -> dict[str, object]:
     from compperf_docs.publish import (
         alternates,
         colab,
+        descriptions,
         downloads,
         install,
         notebook_check,
@@ -55,6 +57,8 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("html-page-context", alternates.remember_written_page)
     app.connect("build-finished", alternates.complete_sitemap, priority=order.COMPLETE_SITEMAP)
     app.connect("build-finished", alternates.add_sitemap_defaults, priority=order.SITEMAP_DEFAULTS)
+    # Each page's description from its prose, in its language (meta and og:).
+    descriptions.setup(app)
     # Learners (issue 26): Open in Colab, the published numbers in each download, and the
     # Results pages with one column per machine.
     colab.setup(app)

@@ -78,27 +78,31 @@ def build_record(app: Sphinx) -> dict[str, Any] | None:
 
 
 def machine_records(app: Sphinx) -> list[tuple[str, dict[str, Any]]]:
-    """(column title, record): this build's first, then ``results/*.json`` by file name."""
+    """(column title, record): this build's first, then ``results/*.json`` by file name.
+
+    Titles are in the build's language (:func:`machine_title`).
+    """
     from sphinx.locale import _
 
     from compperf import records
 
+    language = app.config.language or "en"
     found = []
     own = build_record(app)
     if own is not None:
-        found.append((f"{_(THIS_BUILD)}: {own['name']}", own))
+        found.append((f"{_(THIS_BUILD)}: {machine_title(own, language)}", own))
     for path in sorted((_root(app) / RESULTS_FOLDER).glob("*.json")):
         try:
             record = records.read_record(path)
         except ValueError as error:
             logger.warning("%s", error, type="compperf", subtype="results")
             continue
-        found.append((record["name"], record))
+        found.append((machine_title(record, language), record))
     return found
 
 
 def _shown(figure: dict[str, Any] | None, language: str) -> str:
-    from compperf import i18n
+    from compperf import i18n, numerals
     from compperf.timing import format_time
 
     if figure is None:
@@ -106,7 +110,24 @@ def _shown(figure: dict[str, Any] | None, language: str) -> str:
     if figure["kind"] == "time":
         return i18n.render(format_time(figure["value"]).record, language)
     outcome = i18n.render(i18n.tr(figure.get("outcome", "unclear")).record, language)
-    return f"{figure['value']:.3g} ({outcome})"
+    value = numerals.localize(format(figure["value"], ".3g"), figure["value"], language)
+    return f"{value} ({outcome})"
+
+
+def machine_title(record: dict[str, Any], language: str) -> str:
+    """A record's column title in ``language``: its thread count in the reader's words.
+
+    A title the record was given by hand (``--name``) is shown as it is.
+    """
+    from compperf import i18n, records
+
+    environment, name = record["environment"], record["name"]
+    threads = environment.get("num_threads")
+    suffix = f", {threads} threads"
+    if name != records.machine_name(environment) or not name.endswith(suffix):
+        return name
+    counted = i18n.tr_plural("{n} thread", "{n} threads", int(threads))
+    return f"{name.removesuffix(suffix)}, {i18n.render(counted.record, language)}"
 
 
 def _table(header: list[nodes.Node], rows: list[list[nodes.Node]]) -> nodes.table:
