@@ -1,6 +1,6 @@
 """Key figures and results records: what a run measured, kept to compare machines.
 
-Why one module of about 430 lines: the record's format is defined here once, and
+Why one module of about 470 lines: the record's format is defined here once, and
 everything that writes or reads it (the notes a run makes, the docs build's files, the
 learner's table, the command line) sits beside the definition, so that a change of the
 format is one edit in one file. The learner's comparison and the command line, its two

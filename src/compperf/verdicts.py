@@ -1,6 +1,6 @@
 """One way to conclude: interleaved comparisons, ratios with confidence intervals, three-way verdicts.
 
-Why one module of about 550 lines: it is the one place every verdict a page prints comes
+Why one module of about 580 lines: it is the one place every verdict a page prints comes
 from (issue 18), and it reads top to bottom in that order: the median's interval,
 :class:`Ratio`, :class:`Verdict` and :func:`conclude`, :class:`Comparison` and
 :func:`interleave`, :func:`crossover`, the recording. The parts share the confidence,
