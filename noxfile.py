@@ -623,14 +623,12 @@ def serve(session: nox.Session) -> None:
         "--wheel-dir", str(serve_root / "wheels"), ".",
     )  # fmt: skip
     env = docs_cache_env((DOCS_BUILD / ".cache").resolve())
+    # sphinx-autobuild, watching docs/, examples/ and src/compperf/, and rebuilding only for
+    # a saved source file: never for what the build writes, a folder or an editor's
+    # temporary file, with a polling watcher too (docs/_ext/compperf_serve.py).
     session.run(
-        "sphinx-autobuild", "-b", "html", "-D", f"language={language}",
+        "python", "docs/_ext/compperf_serve.py", "-b", "html", "-D", f"language={language}",
         "-d", str(serve_root / ".doctrees" / language),
-        # The pages also come from the examples and the package's docstrings. What the
-        # build itself writes must not start another build.
-        "--watch", "examples", "--watch", "src/compperf",
-        "--ignore", "docs/auto_examples", "--ignore", str(DOCS_BUILD), "--ignore", "*.mo",
-        "--ignore", "*.md5", "--re-ignore", r"_output/",
         *args, "docs", str(serve_root / language),
         env=env,
     )  # fmt: skip

@@ -28,7 +28,7 @@ import compperf_project
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import write_po as babel_write_po
-from compperf_docs import site as site_module
+from compperf_docs.publish import site as site_module
 
 DOCS_EXT = Path(compperf_docs.__file__).resolve().parents[1]
 # The real site's docs folder: its UI catalogs (sphinx.po) and templates.
@@ -76,7 +76,7 @@ def conf(
         "from pathlib import Path\n"
         f"sys.path.insert(0, {str(DOCS_EXT)!r})\n"
         "import compperf_project\n"
-        "from compperf_docs import gallery\n"
+        "from compperf_docs.execute import gallery\n"
         "\n"
         "DOCS = Path(__file__).resolve().parent\n"
         'project = "tiny"\n'

@@ -19,7 +19,7 @@ import pytest
 import tiny_site
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
-from compperf_docs.provenance import PROVENANCE_MARKER
+from compperf_docs.execute.provenance import PROVENANCE_MARKER
 from docutils import nodes as docutils_nodes
 from i18n_markup import markup_tokens
 

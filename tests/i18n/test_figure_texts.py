@@ -2,7 +2,7 @@
 legend covers data, no figure is squeezed on the page; every example draws a figure.
 
 The docs build pickles each figure when the English build executes its example and draws
-it again in each language (``compperf_docs.figures._draw``, which reports a text that
+it again in each language (``compperf_docs.languages.figures._draw``, which reports a text that
 :func:`compperf.figure_layout.texts_outside` finds beyond the edges, so that a zh_CN or
 ru build fails on it). This test draws every recorded figure in every language the same
 way, English included, and fails on each cut text. It reads the figures of an executed
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import compperf_project
 import pytest
-from compperf_docs import recorded
-from compperf_docs.figures import Translations, _draw, check_font, translations
+from compperf_docs.execute import recorded
+from compperf_docs.languages.figures import Translations, _draw, check_font, translations
 
 from compperf import i18n
 

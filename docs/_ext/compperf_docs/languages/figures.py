@@ -1,7 +1,7 @@
 """Figures in the page's language: pickled when the example runs, drawn again per language.
 
 The English build executes the examples; :func:`scraper` (sphinx-gallery's matplotlib
-scraper, configured by :func:`compperf_docs.gallery.gallery_conf`) also pickles every
+scraper, configured by :func:`compperf_docs.execute.gallery.gallery_conf`) also pickles every
 figure beside its PNG. A zh_CN or ru build executes nothing: :func:`draw_languages`
 unpickles each figure, replaces every text that is a recorded message's English
 rendering with its translation (titles, axis labels, legends, annotations, and the tick
@@ -41,7 +41,8 @@ from sphinx.errors import SphinxError
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
-from compperf_docs import recorded, workarounds
+from compperf_docs import order, workarounds
+from compperf_docs.execute import recorded
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -377,7 +378,7 @@ def _draw(
         problems = [
             f"{table.example}: {where} shows {text!r}, "
             + (
-                "which is drawn by an artist whose text compperf_docs.figures cannot replace"
+                "which is drawn by an artist whose text compperf_docs.languages.figures cannot replace"
                 if text in table.texts
                 else "which is no message the example recorded; make it with "
                 "compperf.tr(...) so that it can be translated"
@@ -616,7 +617,7 @@ class FigureLanguage(SphinxTransform):
     are rewritten here, and the page depends on the language's PNG.
     """
 
-    default_priority = 800
+    default_priority = order.FIGURE_LANGUAGE
 
     def apply(self, **kwargs: Any) -> None:
         if self.config.language == "en":
