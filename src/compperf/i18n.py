@@ -12,6 +12,11 @@ its seams live beside it and are re-exported here: :mod:`compperf.catalogs` (rea
 ``.mo`` files), :mod:`compperf.recording` (what a docs build keeps),
 :mod:`compperf.text_layout` (display width, wrapping, tables) and :mod:`compperf.fonts`
 (the fonts figures are drawn with).
+
+Why about 390 lines in one module: making a message (:func:`tr`, :func:`say`) and
+rendering it again in another language (:func:`render`) read and write the same record,
+and the formatter fills its placeholders in both; apart, each half would have to know
+the other's record format.
 """
 
 from __future__ import annotations
