@@ -63,7 +63,9 @@ print(graph_module.code.strip())
 # other's result: a scheduler that knew the graph could run them in either
 # order, or at the same time. The level of an operation is the length of the
 # longest chain of operations it waits for; operations on the same level never
-# depend on each other.
+# depend on each other. The table below gives, for each operation, its
+# operator, the operations it needs and its level; the line after it lists
+# the independent pairs ("-" where there are none).
 
 
 def dependencies(graph_module):
@@ -91,17 +93,18 @@ def dependencies(graph_module):
     return operations, inputs, level, independent_pairs
 
 
+# The header is one message with its spaces, so that a translation can
+# line its words up with the columns below.
+header = compperf.tr("operation  operator             needs            level")
+
+
 def print_dependencies(graph_module):
     operations, inputs, level, independent_pairs = dependencies(graph_module)
-    # The header is one message with its spaces, so that a translation can
-    # line its words up with the columns below.
-    print(
-        compperf.tr("operation  operator             needs            level")
-    )
+    print(header)
     for node in operations:
         needs = ", ".join(arg.name for arg in inputs[node]) or "-"
         print(f"{node.name:<10} {node.target!s:<20} {needs:<16} {level[node]}")
-    pairs = independent_pairs or compperf.tr("none")
+    pairs = independent_pairs or "-"
     print(compperf.tr("independent pairs: {pairs}", pairs=pairs))
 
 
@@ -114,20 +117,17 @@ print_dependencies(graph_module)
 # Graphviz draws the same graph, one row per level, with the independent
 # operations side by side on the top row. An arrow points from an operation to
 # the one that uses its result. Drawing needs the ``graphviz`` Python package
-# and the ``dot`` program; without them this cell says what is missing, and the
-# table above remains the graph's text form.
+# and the ``dot`` program. Without them this cell prints one line saying which
+# is missing and no picture, then the graph as text: its edges, as "a -> b"
+# pairs, without the Python package; its source in Graphviz's DOT language,
+# without ``dot``. The table above remains the graph's text form either way.
 independent = {name for pair in independent_pairs for name in pair}
 edges = [(arg.name, node.name) for node in operations for arg in inputs[node]]
 png = None
 if graphviz is None:
-    print(
-        compperf.tr(
-            "The graphviz Python package is not installed, so there is no "
-            "picture."
-        )
-    )
+    print(compperf.tr("no picture: the graphviz package is not installed"))
     listed = ", ".join(f"{a} -> {b}" for a, b in edges)
-    print(compperf.tr("The graph's edges: {edges}", edges=listed))
+    print(compperf.tr("edges: {edges}", edges=listed))
 else:
     drawing = graphviz.Digraph(graph_attr={"rankdir": "TB", "dpi": "150"})
     drawing.attr(
@@ -145,13 +145,7 @@ else:
     try:
         png = drawing.pipe(format="png")
     except graphviz.ExecutableNotFound:
-        print(
-            compperf.tr(
-                "Graphviz's `dot` program is not installed here, so there is no "
-                "picture."
-            )
-        )
-        print(compperf.tr("Its source, in the DOT language:"))
+        print(compperf.tr("no picture: dot is not installed; the DOT source:"))
         print(drawing.source)
 
 if png is not None:
@@ -181,7 +175,10 @@ if png is not None:
 # stream*, and a stream runs its kernels one after another, in the order they
 # were launched: the two independent ``ones`` kernels run one after the other,
 # never at the same time. ``torch.profiler`` records the order in which the
-# operators reached the backend.
+# operators reached the backend. The first line below lists them in that
+# order, the second in the program's order. In eager mode the two lists are
+# the same: each call reaches the backend as Python makes it, one call at a
+# time, although the two ``ones`` calls do not depend on each other.
 with profile(activities=[ProfilerActivity.CPU]) as prof:
     z = program()
     compperf.synchronize(device)
@@ -193,19 +190,8 @@ recorded = [
 recorded.sort(key=lambda event: event.time_range.start)
 dispatched = [event.name.removeprefix("aten::") for event in recorded]
 program_order = [str(node.target).split(".")[1] for node in operations]
-print(compperf.tr("dispatched: {operators}", operators=", ".join(dispatched)))
-if dispatched == program_order:
-    compperf.say(
-        "The operators reached the backend in program order, one call at a "
-        "time, although the two ones calls do not depend on each other."
-    )
-else:
-    print(
-        compperf.tr(
-            "The recorded order differs from the program order: {order}",
-            order=program_order,
-        )
-    )
+print(compperf.tr("dispatched: {ops}", ops=", ".join(dispatched)))
+print(compperf.tr("program order: {ops}", ops=", ".join(program_order)))
 
 # %%
 # A synchronization point is where Python waits for the queue: when it needs a
@@ -223,7 +209,11 @@ print("z =", z.tolist())
 # gradients, and runs a node only when all of them have run: a real dependency
 # scheduler. On CUDA each backward kernel goes to the stream that its forward
 # operator used. You can watch the engine: a hook on each node records the
-# order in which it ran.
+# order in which it ran. The first line below lists the nodes in that order;
+# the second says whether each one ran after every node that feeds it
+# gradients (``True``). Nothing orders the two ``AccumulateGrad`` nodes,
+# which write ``x.grad`` and ``y.grad``: they are independent, and either may
+# come first.
 x = torch.ones((1, 2), device=device, requires_grad=True)
 y = torch.ones((1, 2), device=device, requires_grad=True)
 loss = (x * y + 2).sum()
@@ -255,18 +245,7 @@ topological = all(
     for node, parents in feeds.items()
     for parent in parents
 )
-if topological:
-    compperf.say(
-        compperf.tr_plural(
-            "The engine ran {n} node, each one after every node that feeds it "
-            "gradients. Nothing orders the two AccumulateGrad nodes: they are "
-            "independent.",
-            "The engine ran {n} nodes, each one after every node that feeds it "
-            "gradients. Nothing orders the two AccumulateGrad nodes: they are "
-            "independent.",
-            len(ran),
-        )
-    )
+print(compperf.tr("in dependency order: {ok}", ok=topological))
 
 # %%
 # **Compilers** see the whole graph before anything runs. ``torch.compile``
@@ -292,6 +271,23 @@ if topological:
 # * ``record_stream(main)``: the copies were allocated on ``side`` but are used
 #   on ``main``, so the caching allocator must not reuse their memory before
 #   ``main`` is done with them.
+#
+# On CUDA the cell prints four times (each task alone, by CUDA events; one
+# stream and two streams, the medians of the interleaved rounds), then
+# compperf's verdict: two streams overlapped when the interval of two streams'
+# time over one stream's lies wholly below 1/1.05. *Yes*: the GPU's copy
+# engines moved the data while its cores computed, and the last line gives
+# the time the second stream hid (one stream minus two streams) and, in
+# parentheses, its share of the shorter task; two streams approach the longer
+# task's time, one stream takes the sum of both. *No*: the streams did not
+# overlap measurably, and the hidden time is noise. *Unclear*: the rounds
+# disagree too much to tell on this run.
+#
+# Elsewhere the cell prints one line and does not run. A CPU has no streams:
+# each operator has finished when its call returns. On Apple's MPS backend
+# PyTorch gives Python no second stream. On CUDA the cell copies 512 MiB from
+# pinned host memory to the GPU on a second stream while the first stream
+# multiplies matrices.
 
 # compperf: cuda-only
 if device.type == "cuda":
@@ -348,62 +344,27 @@ if device.type == "cuda":
     )
     on_one_stream = streams.measurements["one stream"].median
     on_two_streams = streams.measurements["two streams"].median
-    for label, seconds in (
-        (compperf.tr("compute alone"), compute_alone),
-        (compperf.tr("copy alone"), copy_alone),
-        (compperf.tr("one stream"), on_one_stream),
-        (compperf.tr("two streams"), on_two_streams),
-    ):
-        print(
-            compperf.tr(
-                "{label:>14}: {time}",
-                label=label,
-                time=compperf.format_time(seconds),
-            )
-        )
-    overlapped = streams.faster(
-        "two streams", "one stream", subject="overlapped: two streams vs one"
+    print(compperf.tr("compute alone: {t:time}", t=compute_alone))
+    print(compperf.tr("copy alone: {t:time}", t=copy_alone))
+    print(compperf.tr("one stream: {t:time}", t=on_one_stream))
+    print(compperf.tr("two streams: {t:time}", t=on_two_streams))
+    # Overlapped: two streams' time over one stream's lies below 1 / 1.05.
+    ratio = streams.ratio("two streams", "one stream")
+    overlapped = compperf.conclude(
+        compperf.tr("two streams overlapped"),
+        str(device),
+        ratio.low,
+        ratio.high,
+        below=1 / 1.05,
+        disturbed=streams.disturbance.disturbed,
+        value=ratio.estimate,
     )
+    print(overlapped)
     hidden = on_one_stream - on_two_streams
-    shorter = min(compute_alone, copy_alone)
-    if overlapped.yes:
-        compperf.say(
-            "On {device} the second stream hid {hidden} of work: {share:.0%} of "
-            "the shorter task ran while the other one did.",
-            device=device,
-            hidden=compperf.format_time(hidden),
-            share=hidden / shorter,
-        )
-    elif overlapped.no:
-        compperf.say(
-            "On {device} the two streams did not overlap measurably: they took "
-            "{two} against {one} on one stream.",
-            device=device,
-            two=compperf.format_time(on_two_streams),
-            one=compperf.format_time(on_one_stream),
-        )
-    else:
-        compperf.say(
-            "On {device} it is unclear here whether the two streams overlapped: "
-            "two streams over one stream is {ratio}.",
-            device=device,
-            ratio=streams.ratio("two streams", "one stream"),
-        )
-elif device.type == "mps":
-    compperf.say(
-        "PyTorch gives Python no second stream on Apple's MPS backend, so this "
-        "page cannot show overlap there. On CUDA, this cell copies 512 MiB to "
-        "the GPU on a second stream while the first one multiplies matrices."
-    )
+    share = hidden / min(compute_alone, copy_alone)
+    print(compperf.tr("hidden: {t:time} ({s:.0%})", t=hidden, s=share))
 else:
-    compperf.say(
-        "This page runs on a CPU, which has no streams: each operator has "
-        "finished when its call returns, so this cell does not run. On CUDA it "
-        "copies 512 MiB from pinned host memory to the GPU on a second stream "
-        "while the first stream multiplies matrices. The GPU's copy engines "
-        "move the data while its cores compute, so two streams take about as "
-        "long as the longer task; one stream takes the sum of both."
-    )
+    print(compperf.tr("no second stream on {device}: not run", device=device))
 
 # %%
 # Summary

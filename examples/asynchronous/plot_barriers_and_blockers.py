@@ -37,7 +37,8 @@ print(compperf.environment(device))
 # the host. The copy is queued on the current stream behind everything queued
 # before it, so a blocker waits for all of that work, not only for the
 # kernels that produce its value. On a CPU the data is already there, and
-# ``.cpu()`` returns the tensor itself.
+# ``.cpu()`` returns the tensor itself. The line below gives the number of
+# products in one step and the matrix size.
 size = {"cpu": 192, "mps": 2048, "cuda": 4096}[device.type]
 repeats = 15
 # sphinx_gallery_start_ignore
@@ -49,15 +50,7 @@ if os.environ.get("COMPPERF_FAST") == "1":
 # sphinx_gallery_end_ignore
 steps = 10
 a = torch.randn(size, size, device=device)
-print(
-    compperf.tr_plural(
-        "one step: {n} product of a {size} x {size} float32 matrix on {device}",
-        "one step: {n} products of a {size} x {size} float32 matrix on {device}",
-        steps,
-        size=size,
-        device=device,
-    )
-)
+print(compperf.tr("one step: {n} x torch.mm, {s} x {s}", n=steps, s=size))
 
 
 def work():
@@ -80,13 +73,11 @@ def print_tensor(t):
 # names that are code read the same in every language.
 blockers = {
     compperf.tr("no blocker"): lambda b: None,
-    compperf.tr("compperf.synchronize()"): lambda b: compperf.synchronize(
-        device
-    ),
-    compperf.tr(".item()"): lambda b: b[0, 0].item(),
-    compperf.tr(".cpu()"): lambda b: b.cpu(),
-    compperf.tr(".numpy()"): to_numpy,
-    compperf.tr("print(tensor)"): print_tensor,
+    "compperf.synchronize()": lambda b: compperf.synchronize(device),
+    ".item()": lambda b: b[0, 0].item(),
+    ".cpu()": lambda b: b.cpu(),
+    ".numpy()": to_numpy,
+    "print(tensor)": print_tensor,
 }
 
 # %%
@@ -108,18 +99,16 @@ blockers = {
 
 def if_tensor(b):
     if b.sum() > 0:
-        pass
+        return b
 
 
 blockers.update(
     {
-        compperf.tr("b[b > 0]"): lambda b: b[b > 0],
-        compperf.tr("b.nonzero()"): lambda b: b.nonzero(),
-        compperf.tr("b[0].tolist()"): lambda b: b[0].tolist(),
-        compperf.tr("if b.sum() > 0:"): if_tensor,
-        compperf.tr("torch.where(b > 0, b, 0)"): lambda b: torch.where(
-            b > 0, b, 0
-        ),
+        "b[b > 0]": lambda b: b[b > 0],
+        "b.nonzero()": lambda b: b.nonzero(),
+        "b[0].tolist()": lambda b: b[0].tolist(),
+        "if b.sum() > 0:": if_tensor,
+        "torch.where(b > 0, b, 0)": lambda b: torch.where(b > 0, b, 0),
     }
 )
 
@@ -127,10 +116,12 @@ blockers.update(
 # Streams and events exist only on accelerators. On a CPU each operation has
 # finished when it returns, so there is no queue for them to wait on. Where a
 # device lacks them, the code says what it leaves out instead of skipping it
-# silently. The same goes for copies from host memory to a CUDA device: a
-# ``non_blocking=True`` copy from *pinned* (page-locked) host memory is queued
-# like a kernel, but from ordinary *pageable* memory the driver first stages the
-# data, and the call can wait for the queue ahead of it.
+# silently: one line per way to wait that this run leaves out, with the
+# reason (none on this device, or the error the backend raised). The same
+# goes for copies from host memory to a CUDA device: a ``non_blocking=True``
+# copy from *pinned* (page-locked) host memory is queued like a kernel, but
+# from ordinary *pageable* memory the driver first stages the data, and the
+# call can wait for the queue ahead of it.
 #
 # On a GPU, each operation goes to the *current stream*, the device's default
 # stream unless you switch, and runs after everything queued there before
@@ -144,15 +135,15 @@ blockers.update(
 # that stream, ``torch.cuda.synchronize()`` for every stream of the device;
 # :doc:`/auto_examples/parallelism/plot_3_streams_and_copies` overlaps work
 # on several streams.
-stream_synchronize = compperf.tr("stream.synchronize()")
-event_synchronize = compperf.tr("event.synchronize()")
+stream_synchronize = "stream.synchronize()"
+event_synchronize = "event.synchronize()"
+not_here = compperf.tr("none on {device}", device=device)
 not_measured = {}
 has_events = False
 if device.type == "cpu":
-    not_measured = {
-        stream_synchronize: compperf.tr("no streams on the CPU"),
-        event_synchronize: compperf.tr("no events on the CPU"),
-    }
+    not_measured = dict.fromkeys(
+        [stream_synchronize, event_synchronize], not_here
+    )
 else:
     try:
         stream = torch.accelerator.current_stream(device)
@@ -175,25 +166,16 @@ else:
 if device.type == "cuda":
     pageable = torch.randn(size, size)
     pinned = pageable.pin_memory()
-    blockers[compperf.tr("copy from pageable memory")] = lambda b: pageable.to(
+    blockers["pageable.to(device)"] = lambda b: pageable.to(
         device, non_blocking=True
     )
-    blockers[compperf.tr("copy from pinned memory")] = lambda b: pinned.to(
+    blockers["pinned.to(device)"] = lambda b: pinned.to(
         device, non_blocking=True
     )
 else:
-    not_measured[compperf.tr("host-to-device copies")] = compperf.tr(
-        "nothing to copy to on {device}", device=device
-    )
-for name, reason in not_measured.items():
-    print(
-        compperf.tr(
-            "not measured on {device}: {name} ({reason})",
-            device=device,
-            name=name,
-            reason=reason,
-        )
-    )
+    not_measured[compperf.tr("host-to-device copies")] = not_here
+for name, why in not_measured.items():
+    print(compperf.tr("not measured: {name} ({why})", name=name, why=why))
 
 # %%
 # Timing the steps
@@ -224,41 +206,44 @@ results = [
     )
     for name, timer in timers.items()
 ]
-print(
-    compperf.compare(
-        results,
-        title=compperf.tr(
-            "Python thread held per step (host clock, no synchronization)"
-        ),
-    )
-)
+title = compperf.tr("Python thread held per step (no synchronization)")
+print(compperf.compare(results, title=title))
 
 # %%
-# The sentence below is chosen by compperf's verdict: does a step with nothing
-# that waits return much sooner than a step that ends with a barrier? Each run
-# gives the ratio of the two steps' times; "much sooner" means that the
-# median ratio's confidence interval lies wholly below 1/2 (at least twice as
-# soon). A busy machine moves single steps by tens of percent, a queue of ten
-# products moves them by far more; an interval that straddles 1/2 leaves the
-# question open on this run.
+# The line below is compperf's verdict: does a step with nothing that waits
+# return much sooner than a step that ends with a barrier? Each run gives the
+# ratio of the two steps' times; "much sooner" means that the median ratio's
+# confidence interval lies wholly below 1/2 (at least twice as soon). A busy
+# machine moves single steps by tens of percent, a queue of ten products moves
+# them by far more.
+#
+# * *yes*: Python went on while the device still worked. One more verdict
+#   line per blocker follows, each against the same barrier: *yes* where
+#   Python went on without waiting, *no* where it waited for the device,
+#   *unclear* where this run cannot tell.
+# * *no*: a step without a blocker takes as long as one with a barrier. The
+#   work is done when the call returns, as on a CPU, so waiting costs almost
+#   nothing; where a blocker still costs more in the table, it pays for its
+#   own work, such as a copy or formatting the printed text.
+# * *unclear*: the interval straddles 1/2, the runs disagree too much to
+#   tell, and the question stays open on this run.
+#
+# The line after the verdicts says how disturbed the machine was meanwhile.
 EARLY = 2.0
 baseline = results[0]
 synchronized = results[1]
+barrier = timers[synchronized.description].times[1:]
 
 
 def early_verdict(name):
     """Does a step ending with ``name`` return at least EARLY times sooner than with a barrier?"""
-    runs = zip(
-        timers[name].times[1:],
-        timers[synchronized.description].times[1:],
-        strict=True,
-    )
+    runs = zip(timers[name].times[1:], barrier, strict=True)
     ratio = compperf.Ratio.from_rounds(
         name, "barrier", [t / s for t, s in runs]
     )
     return compperf.conclude(
-        "returns early",
-        f"{name} vs {synchronized.description} on {device}",
+        compperf.tr("returns in under half a barrier's time"),
+        name,
         ratio.low,
         ratio.high,
         below=1 / EARLY,
@@ -269,54 +254,11 @@ def early_verdict(name):
 
 early = early_verdict(baseline.description)
 returns_early = early.yes
-print(watched.disturbance)
-
-
-def enumeration(names):
-    """The names as one list for a sentence, "a, b, c", or "none"."""
-    if not names:
-        return compperf.tr("none")
-    listed = names[0]
-    for name in names[1:]:
-        listed = compperf.tr("{listed}, {name}", listed=listed, name=name)
-    return listed
-
-
-step_times = {
-    "device": device,
-    "baseline": compperf.format_time(baseline.median),
-    "synchronized": compperf.format_time(synchronized.median),
-}
+print(early)
 if early.yes:
-    went = {m.description: early_verdict(m.description) for m in results[2:]}
-    compperf.say(
-        "On {device} a step without a blocker returns after {baseline}; with a "
-        "barrier Python waits {synchronized}, until the device has finished.",
-        **step_times,
-    )
-    compperf.say(
-        "Python waited for the device in: {waited}. It went on without "
-        "waiting in: {went_on}. Unclear here: {unclear}.",
-        waited=enumeration([name for name, v in went.items() if v.no]),
-        went_on=enumeration([name for name, v in went.items() if v.yes]),
-        unclear=enumeration([name for name, v in went.items() if v.unclear]),
-    )
-elif early.no:
-    compperf.say(
-        "On {device} a step without a blocker takes as long as one with a "
-        "barrier ({baseline} against {synchronized}): the work is done when "
-        "the call returns, so waiting costs almost nothing. Where a blocker "
-        "still costs more, it pays for its own work, such as a copy or "
-        "formatting the printed text.",
-        **step_times,
-    )
-else:
-    compperf.say(
-        "On {device} it is unclear here whether a step without a blocker "
-        "returns much sooner than one with a barrier ({baseline} against "
-        "{synchronized}): the runs disagree too much to tell.",
-        **step_times,
-    )
+    for m in results[2:]:
+        print(early_verdict(m.description))
+print(watched.disturbance)
 
 # %%
 # The figure shows the same medians, with error bars from the first to the
@@ -362,7 +304,16 @@ plt.show()
 # silent calls below holds those two barriers as well as ``torch.where``;
 # and a ``non_blocking=True`` copy from pageable memory can block without a
 # warning. The cell below runs each way to wait once in that mode, after
-# queued work, and records which ones warned.
+# queued work, and prints two lines: the ways to wait that warned, and those
+# that stayed silent.
+#
+# The mode exists for CUDA only; on another device the cell prints one line
+# saying it did not run. On CUDA it warns for the calls that copy values to
+# the host (``.item()``, ``.cpu()``, ``.numpy()``, ``.tolist()``, printing),
+# for boolean-mask indexing, ``nonzero()``, ``if tensor:`` and
+# ``stream.synchronize()``; among the silent ones are ``torch.where``,
+# ``event.synchronize()`` and ``compperf.synchronize()`` (which calls
+# ``torch.cuda.synchronize()``).
 
 # compperf: cuda-only
 if device.type == "cuda":
@@ -380,24 +331,12 @@ if device.type == "cuda":
                 )
         finally:
             torch.cuda.set_sync_debug_mode("default")
-    compperf.say(
-        "The sync debug mode warned for: {warned}. It stayed silent for: "
-        "{silent}.",
-        warned=enumeration([name for name, w in flagged.items() if w]),
-        silent=enumeration([name for name, w in flagged.items() if not w]),
-    )
+    warned = ", ".join(str(name) for name, w in flagged.items() if w)
+    silent = ", ".join(str(name) for name, w in flagged.items() if not w)
+    print(compperf.tr("sync debug mode warned: {names}", names=warned or "-"))
+    print(compperf.tr("sync debug mode silent: {names}", names=silent or "-"))
 else:
-    compperf.say(
-        "The sync debug mode exists for CUDA only, and this page runs on "
-        "{device}, so this cell does not run it. On CUDA it warns for the calls "
-        "that copy values to the host (.item(), .cpu(), .numpy(), .tolist(), "
-        "printing), for boolean-mask indexing, nonzero(), if tensor: and "
-        "stream.synchronize(), and stays silent for torch.where. It does not "
-        "flag event.synchronize() nor torch.cuda.synchronize() (which "
-        "compperf.synchronize() calls), and a non_blocking copy from pageable "
-        "memory can block without a warning.",
-        device=device,
-    )
+    print(compperf.tr("sync debug mode: not run on {device}", device=device))
 
 # %%
 # In your own code, a blocker inside a training loop (``loss.item()`` for a
@@ -452,15 +391,15 @@ else:
 # 1. In PyTorch you mark a point in a stream with an event: ``event.synchronize()``
 #    waits until the stream has reached it, not for the work queued after it.
 #    Reading a tensor that the first half computed would not do: the copy to
-#    the host is queued behind the second half on the same stream.
+#    the host is queued behind the second half on the same stream. The cell
+#    below queues one step's products, records an event, queues another
+#    step's, and prints two times: waiting for the event (the first half),
+#    then synchronizing the device (the rest). Where the device has no events
+#    (a CPU has none), it prints one line instead: there every product has
+#    finished when its call returns, so waiting for the middle and waiting for
+#    everything would both return at once.
 if not has_events:
-    compperf.say(
-        "On {device} there is no event to wait for. On a CPU every product has "
-        "finished when its call returns, so waiting for the middle and waiting "
-        "for everything both return at once. On a GPU this cell measures the "
-        "difference.",
-        device=device,
-    )
+    print(compperf.tr("no events on {device}", device=device))
 else:
     middle = torch.Event(device=device)
     compperf.synchronize(device)
@@ -473,19 +412,8 @@ else:
     everything = compperf.Timer()
     compperf.synchronize(device)
     everything.stop()
-    compperf.say(
-        compperf.tr_plural(
-            "Waiting for the event in the middle took {mark} (the first {n} "
-            "product); synchronizing the device then took {everything} more "
-            "(the other {n}).",
-            "Waiting for the event in the middle took {mark} (the first {n} "
-            "products); synchronizing the device then took {everything} more "
-            "(the other {n}).",
-            steps,
-            mark=compperf.format_time(mark.times[0]),
-            everything=compperf.format_time(everything.times[0]),
-        )
-    )
+    print(compperf.tr("wait for the event: {t:time}", t=mark.times[0]))
+    print(compperf.tr("then synchronize: {t:time}", t=everything.times[0]))
 
 # %%
 # 2. ``loss.item()`` and ``if torch.isnan(loss):`` read a value, and ``x[mask]``

@@ -37,8 +37,6 @@ LIMIT = 0.10
 # ("{t:time}", "{b:bytes}"); then it leaves this list.
 NOT_YET_CONVERTED = {
     "asynchronous/plot_async_matmul.py",
-    "asynchronous/plot_backend_dependency_graph.py",
-    "asynchronous/plot_barriers_and_blockers.py",
     "asynchronous/plot_cost_model.py",
     "compilers/plot_1_imperative_symbolic.py",
     "compilers/plot_2_hybridize_mlp.py",
