@@ -343,6 +343,8 @@ def _marked() -> tuple[str, ...]:
         tr("device computed longer than the host launched"),
         tr("same parameters"),
         tr("same gradient"),
+        tr("like separate cores"),
+        tr("beyond the cores"),
     )
 
 
