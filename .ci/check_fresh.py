@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
 
 import compperf_project
-from compperf_docs import figures
+from compperf_docs.languages import figures
 
 from compperf import i18n
 

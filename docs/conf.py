@@ -11,7 +11,7 @@ DOCS = Path(__file__).resolve().parent
 sys.path.insert(0, str(DOCS / "_ext"))
 
 import compperf_project
-from compperf_docs import gallery
+from compperf_docs.execute import gallery
 
 # Languages, chapters and the default site URL: [tool.compperf] in ../pyproject.toml.
 PROJECT = compperf_project.load(DOCS.parent / "pyproject.toml")
@@ -32,10 +32,17 @@ extensions = [
     "sphinx_sitemap",
     "sphinxext.opengraph",
     "notfound.extension",
-    "compperf_docs",  # per-language URLs, provenance check, root page (docs/_ext/)
+    # The site's pipeline, in order (docs/_ext/compperf_docs/; when each hook runs: order.py).
+    "compperf_docs.execute",  # English: execute the examples, record what they print and draw
+    "compperf_docs.shards",  # which chapters execute; merged outputs reused, never run again
+    "compperf_docs.languages",  # zh_CN, ru: redraw, replace, rewrite from the records
+    "compperf_docs.publish",  # downloads, notebooks, Colab, the assembled site, sitemaps
+    "compperf_docs.workarounds",  # the upstream output the site rewrites, warning when it slips
 ]
 # The home page's "This edition" list, from the examples' records (docs/_ext/compperf_edition.py).
 extensions.append("compperf_edition")
+# Code that only another device runs, folded on this build (docs/_ext/compperf_folding.py).
+extensions.append("compperf_folding")
 exclude_patterns = [
     "_build",
     "Thumbs.db",
@@ -67,7 +74,7 @@ nitpick_ignore = [
 ]
 
 # -- Gallery (one per chapter) -----------------------------------------------
-# Notebooks' first cell installs compperf from compperf_site_url (compperf_docs.gallery);
+# Notebooks' first cell installs compperf from compperf_site_url (compperf_docs.execute.gallery);
 # their links to other pages go to the canonical site, so they do not depend on where
 # this build will be served.
 sphinx_gallery_conf = gallery.gallery_conf(
@@ -94,7 +101,7 @@ nb_merge_streams = True
 # Other languages: `-D language=zh_CN` (see [tool.compperf.languages]), with one
 # catalog per page in locales/<lang>/LC_MESSAGES/<page>.po and the UI strings (switcher,
 # sphinx-gallery's and furo's labels) in locales/<lang>/LC_MESSAGES/sphinx.po.
-# `nox -s translations` refreshes them; compperf_docs.i18n stops a build whose catalogs
+# `nox -s translations` refreshes them; compperf_docs.languages.i18n stops a build whose catalogs
 # are missing or unreadable.
 language = "en"
 locale_dirs = ["locales/"]
@@ -105,14 +112,14 @@ gettext_language_team = "The compperf team"
 # Each language's search language (html_search_language) is its `search` entry: "zh"
 # splits words with jieba (docs dependency group), "ru" stems with snowball.
 
-# -- Site (URLs per language are derived in compperf_docs.site.derive_urls) ---
+# -- Site (URLs per language are derived in compperf_docs.publish.site.derive_urls) ---
 # compperf_site_url: $COMPPERF_SITE_URL, else site-url in [tool.compperf]; a build can
 # override it with `-D compperf_site_url=...` (links, sitemap and notebooks follow).
 # Only pages a search engine should send readers to.
 sitemap_excludes = ["search.html", "genindex.html", "404.html"]
 ogp_enable_meta_description = True
 ogp_social_cards = {"enable": False}  # cards need fonts from the network
-# notfound_context (the 404 page's text) is set per language in compperf_docs.site.
+# notfound_context (the 404 page's text) is set per language in compperf_docs.publish.site.
 copybutton_exclude = ".linenos, .gp, .go"
 
 # -- Theme -------------------------------------------------------------------

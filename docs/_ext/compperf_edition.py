@@ -3,7 +3,7 @@
 The home page says where its numbers come from without anyone typing it in: the
 directive reads the provenance line that every example printed first (recorded by the
 English build in ``auto_examples/<chapter>/<stem>.messages.json``, see
-``compperf_docs.recorded``) and writes one item per distinct machine: device, its name,
+``compperf_docs.execute.recorded``) and writes one item per distinct machine: device, its name,
 the PyTorch build, Python and the platform. Only names and versions, so the item reads
 the same in every language. When the examples of one edition ran on more than one
 machine (a sharded build), each item names the chapters that ran there. An example
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# How the provenance message begins (compperf.environment(); compperf_docs.provenance).
+# How the provenance message begins (compperf.environment(); compperf_docs.execute.provenance).
 _PROVENANCE = "Measured on "
 _GALLERY = "auto_examples"
 

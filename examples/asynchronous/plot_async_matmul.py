@@ -127,6 +127,8 @@ print(
 # loop bound by its launches shows about the same time in events as on the
 # synchronized wall clock. ``elapsed_time`` returns milliseconds once the end
 # event has happened, so you wait for that event first.
+
+# compperf: cuda-only
 if device.type == "cuda":
     start_event = torch.cuda.Event(enable_timing=True)
     end_event = torch.cuda.Event(enable_timing=True)
@@ -152,18 +154,26 @@ else:
 # the statement in blocks long enough to hide the clock's own cost,
 # synchronizes the accelerator at each clock read, and reports the median.
 # Give it the number of threads your code uses: its default is one.
+label = compperf.tr_plural(
+    "{n} product on {device}", "{n} products on {device}", steps, device=device
+)
 timer = torch.utils.benchmark.Timer(
     stmt="torch_matmuls(a)",
     globals={"torch_matmuls": torch_matmuls, "a": a_torch},
     num_threads=torch.get_num_threads(),
-    label=compperf.tr_plural(
-        "{n} product on {device}",
-        "{n} products on {device}",
-        steps,
-        device=device,
-    ),
+    label=label,
 )
-print(timer.blocked_autorange(min_run_time=0.2))
+measured = timer.blocked_autorange(min_run_time=0.2)
+print(
+    compperf.tr(
+        "Timer, {label}: median {median}, IQR {iqr} ({blocks} blocks of {calls} calls)",
+        label=label,
+        median=compperf.format_time(measured.median),
+        iqr=compperf.format_time(measured.iqr),
+        blocks=len(measured.times),
+        calls=measured.number_per_run,
+    )
+)
 
 # %%
 # compperf wraps the same steps in one line per measurement, and synchronizes
@@ -328,7 +338,7 @@ compperf.say("The synchronized loop ran at {share}.", share=share)
 # part is the time until the loop returned, the upper part the wait for the
 # result. The warm-up runs are the pale bars on the left: the table and the
 # verdict leave them out.
-fig, ax = plt.subplots(figsize=(7, 3.5))
+fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
 runs = np.arange(1, warmup_runs + repeats + 1)
 shade = [0.35] * warmup_runs + [1.0] * repeats
 bottom = ax.bar(
@@ -353,8 +363,7 @@ ax.set_title(
         device=device,
     )
 )
-ax.legend(loc="upper right")
-fig.tight_layout()
+fig.legend(loc="outside upper center", ncols=2)
 plt.show()
 
 # %%

@@ -292,6 +292,8 @@ if topological:
 # * ``record_stream(main)``: the copies were allocated on ``side`` but are used
 #   on ``main``, so the caching allocator must not reuse their memory before
 #   ``main`` is done with them.
+
+# compperf: cuda-only
 if device.type == "cuda":
     main = torch.cuda.current_stream()
     side = torch.cuda.Stream()

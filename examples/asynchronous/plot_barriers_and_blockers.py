@@ -363,6 +363,8 @@ plt.show()
 # and a ``non_blocking=True`` copy from pageable memory can block without a
 # warning. The cell below runs each way to wait once in that mode, after
 # queued work, and records which ones warned.
+
+# compperf: cuda-only
 if device.type == "cuda":
     flagged = {}
     with warnings.catch_warnings(record=True) as caught:

@@ -243,7 +243,7 @@ def quartile_bars(measurements):
     return 1e6 * np.clip([medians - q1, q3 - medians], 0, None)
 
 
-fig, ax = plt.subplots(figsize=(7, 4.5))
+fig, ax = plt.subplots(figsize=(7, 4.5), layout="constrained")
 ax.errorbar(
     n,
     once_median * 1e6,
@@ -277,8 +277,7 @@ ax.set_yscale("log")
 ax.set_xlabel(compperf.tr("N, operations per loop"))
 ax.set_ylabel(compperf.tr("time per loop (µs)"))
 ax.set_title(compperf.tr("Cost model on {device}", device=device))
-ax.legend()
-fig.tight_layout()
+fig.legend(loc="outside upper center", ncols=2)
 plt.show()
 
 # %%

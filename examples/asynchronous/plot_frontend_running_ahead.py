@@ -31,8 +31,10 @@ print(compperf.environment(device))
 # how long the device still needed: that is the work that was queued but not
 # done when the loop ended. The same wait with nothing queued tells you what
 # the wait itself costs. You do this in ten rounds, while compperf watches the
-# machine: the lines below give the shortest of each wait, because
-# interruptions from the rest of the machine only ever add time, and the
+# machine. The first line below gives the host time of the last round's
+# calls (*issue*) and the shortest wait for the device after the loop
+# (*wait*); the second, the shortest wait with nothing queued. The shortest,
+# because interruptions from the rest of the machine only ever add time; the
 # verdict further down uses every round. The last round feeds the figure.
 size = {"cpu": 192, "mps": 1024, "cuda": 2048}[device.type]
 launches = {"cpu": 400, "mps": 1000, "cuda": 2000}[device.type]
@@ -67,65 +69,36 @@ with compperf.watch() as watched:
         issue_sums.append(sum(issue.times))
 
 issued = np.array(issue.times)
-backlog_time = min(backlogs)
+waited = min(backlogs)
 empty_wait = min(empty_waits)
 # The device's average time per product in the last round: it finished all of
 # them when the final wait returned.
 pace = (issued.sum() + backlogs[-1]) / launches
-print(
-    compperf.tr_plural(
-        "{n} product issued in {time} of host time",
-        "{n} products issued in {time} of host time",
-        launches,
-        time=compperf.format_time(float(issued.sum())),
-    )
-)
-print(
-    compperf.tr(
-        "last round: first call {first}, median call {median}",
-        first=compperf.format_time(issued[0]),
-        median=compperf.format_time(float(np.median(issued))),
-    )
-)
-print(
-    compperf.tr_plural(
-        "the device then needed {backlog} more to finish (shortest of {n} "
-        "round); the same wait with nothing queued took {empty}",
-        "the device then needed {backlog} more to finish (shortest of {n} "
-        "rounds); the same wait with nothing queued took {empty}",
-        rounds,
-        backlog=compperf.format_time(backlog_time),
-        empty=compperf.format_time(empty_wait),
-    )
-)
-print(
-    compperf.tr(
-        "one product took {time} on average", time=compperf.format_time(pace)
-    )
-)
+print(compperf.tr("issue: {a:time}, wait: {b:time}", a=issued.sum(), b=waited))
+print(compperf.tr("wait with nothing queued: {t:time}", t=empty_wait))
 
 # %%
-# The sentence below is chosen by compperf's verdict. Each round gives the
-# work still queued when the loop ended, beyond what the wait itself costs, in
-# products: ``(backlog - empty wait) / time per product``, with that round's
-# time per product. The median over the rounds has a confidence interval,
-# which a round hit by an interruption cannot move alone: the frontend ran
-# ahead when the whole interval lies at one product or more, nothing was
-# queued when it lies below one, and the question stays open when it
-# straddles one.
+# Now let compperf's verdict decide. Each round gives the work still queued
+# when the loop ended, beyond what the wait itself costs, in products:
+# ``(backlog - empty wait) / time per product``, with that round's time per
+# product. The median over the rounds has a confidence interval, which a round
+# hit by an interruption cannot move alone. The verdict line prints the claim
+# "nothing queued when the loop ends", its outcome, the median and the
+# interval, in products, against the threshold of one product:
+#
+# * *yes*: the whole interval lies below one product. Each call returned only
+#   after its product was done, as on a CPU.
+# * *no*: the whole interval lies at one product or more. Python finished
+#   issuing while the device still had work queued: the frontend ran ahead.
+# * *unclear*: the interval straddles one product (or the machine was
+#   disturbed), and this run cannot tell.
 per_round = [
     (b - e) / ((issued_sum + b) / launches)
     for b, e, issued_sum in zip(backlogs, empty_waits, issue_sums, strict=True)
 ]
 queued = compperf.Ratio.from_rounds("backlog", "one product", per_round)
-products = {
-    "queued": queued.estimate,
-    "low": queued.low,
-    "high": queued.high,
-    "rounds": queued.rounds,
-}
 nothing_queued = compperf.conclude(
-    "nothing queued when the loop ends",
+    compperf.tr("nothing queued when the loop ends"),
     str(device),
     queued.low,
     queued.high,
@@ -135,35 +108,7 @@ nothing_queued = compperf.conclude(
 )
 queued_products = queued.estimate
 print(watched.disturbance)
-if nothing_queued.no:
-    compperf.say(
-        "On {device} Python finished issuing while the device still had "
-        "{backlog} of work queued: {queued:.1f} products (median of {rounds} "
-        "rounds, 95 % interval {low:.1f} to {high:.1f}).",
-        device=device,
-        backlog=compperf.format_time(backlog_time - empty_wait),
-        **products,
-    )
-elif nothing_queued.yes:
-    compperf.say(
-        "On {device} nothing was left in a queue when the loop ended: the "
-        "final wait took {backlog}, less than one product more than a wait "
-        "with nothing queued ({queued:.2f} products, median of {rounds} "
-        "rounds, 95 % interval {low:.2f} to {high:.2f}). Each call returned "
-        "only after its product was done.",
-        device=device,
-        backlog=compperf.format_time(backlog_time),
-        **products,
-    )
-else:
-    compperf.say(
-        "On {device} it is unclear here whether work was left in a queue when "
-        "the loop ended: the {rounds} rounds give {queued:.2f} products, with "
-        "a 95 % interval from {low:.2f} to {high:.2f} that straddles one "
-        "product.",
-        device=device,
-        **products,
-    )
+print(nothing_queued)
 
 # %%
 # The figure shows when each call returned to Python (host time) next to when
@@ -172,9 +117,13 @@ else:
 # asynchronously, the gap grows until the queue is full; after that each
 # launch waits for a free slot, so Python moves at the device's pace. Where
 # nothing is queued, the curves can part only where a call held Python far
-# longer than the others: a step in the host curve. The sentence after the
-# figure counts those calls and says what the verdict above makes of the gap.
-fig, ax = plt.subplots(figsize=(7, 4))
+# longer than the others: a step in the host curve. The line after the figure
+# gives the share of long calls (those that held Python more than ten times as
+# long as the median call) and the largest gap between the curves. Read it with the verdict
+# above: where nothing was queued, the gap is made of the machine's
+# interruptions of Python; where work was queued, it is how far Python ran
+# ahead; where the verdict is unclear, this run cannot tell the two apart.
+fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
 index = np.arange(1, launches + 1)
 ax.plot(
     index,
@@ -189,51 +138,13 @@ ax.plot(
 )
 ax.set_xlabel(compperf.tr("product number"))
 ax.set_ylabel(compperf.tr("time since the first call (ms)"))
-ax.set_title(
-    compperf.tr_plural(
-        "{n} product of {size} x {size} on {device}, never waiting",
-        "{n} products of {size} x {size} on {device}, never waiting",
-        launches,
-        size=size,
-        device=device,
-    )
-)
-ax.legend()
-fig.tight_layout()
+fig.legend(loc="outside upper center", ncols=2)
 plt.show()
 
 long_calls = issued[issued > 10 * np.median(issued)]
-curve_values = {
-    "share": len(long_calls) / launches,
-    "launches": launches,
-    "total": compperf.format_time(float(long_calls.sum())),
-    "gap": compperf.format_time(
-        float(np.max(np.abs(np.cumsum(issued) - index * pace)))
-    ),
-}
-if nothing_queued.yes:
-    compperf.say(
-        "{share:.0%} of the {launches} calls held Python more than ten times as "
-        "long as the median call ({total} in all). Nothing was queued, so the curves "
-        "follow each other except for the steps these calls make (at most "
-        "{gap} apart): the machine interrupted Python there.",
-        **curve_values,
-    )
-elif nothing_queued.no:
-    compperf.say(
-        "{share:.0%} of the {launches} calls held Python more than ten times as "
-        "long as the median call ({total} in all). Work was queued, so the gap between "
-        "the curves (at most {gap}) is how far Python ran ahead.",
-        **curve_values,
-    )
-else:
-    compperf.say(
-        "{share:.0%} of the {launches} calls held Python more than ten times as "
-        "long as the median call ({total} in all), and the curves are at most {gap} "
-        "apart. With the verdict unclear, this run cannot tell queued work "
-        "from interruptions.",
-        **curve_values,
-    )
+gap = np.max(np.abs(np.cumsum(issued) - index * pace))
+share = len(long_calls) / launches
+print(compperf.tr("long calls: {s:.0%}, widest gap: {t:time}", s=share, t=gap))
 
 # %%
 # Memory held by queued work
@@ -247,7 +158,14 @@ else:
 # safe because kernels on one stream run in order. If you keep every result, for instance
 # by appending a loss tensor to a list instead of calling ``.item()``, each one
 # keeps its memory. You read the allocator right after the loop, before
-# waiting, while the queue is still full.
+# waiting, while the queue is still full, once rebinding ``y`` and once keeping
+# every result. On a GPU the cell prints a verdict on whether the queue itself
+# held little memory: its measured value is the memory held while rebinding
+# ``y`` as a share of what the kept results held, *yes* under a tenth, *no*
+# otherwise. On a CPU the cell prints nothing: PyTorch keeps no
+# allocator statistics there, and nothing is queued, since each product exists
+# once its call returns; a list of kept products still holds all of them (the
+# answer to exercise 3 counts their bytes).
 
 
 def allocated():
@@ -270,54 +188,18 @@ def held_after_loop(keep):
     return held
 
 
-output_bytes = a.nbytes
-if device.type == "cpu":
-    compperf.say(
-        compperf.tr_plural(
-            "On cpu PyTorch keeps no allocator statistics, and nothing is "
-            "queued: each product exists once its call returns. A list of {n} "
-            "product holds {n} x {each:.2f} MiB = {total:.1f} MiB, because you "
-            "keep them.",
-            "On cpu PyTorch keeps no allocator statistics, and nothing is "
-            "queued: each product exists once its call returns. A list of {n} "
-            "products holds {n} x {each:.2f} MiB = {total:.1f} MiB, because you "
-            "keep them.",
-            memory_launches,
-            each=output_bytes / 2**20,
-            total=memory_launches * output_bytes / 2**20,
-        )
-    )
-else:
+if device.type != "cpu":  # On a CPU there are no allocator statistics.
     held = {keep: held_after_loop(keep) for keep in (False, True)}
-    for keep, how in (
-        (False, compperf.tr("rebinding y")),
-        (True, compperf.tr("keeping every result")),
-    ):
-        print(
-            compperf.tr_plural(
-                "{how:>20}: {mib:8.1f} MiB held after {n} queued product "
-                "({products:.1f} products of {each:.2f} MiB)",
-                "{how:>20}: {mib:8.1f} MiB held after {n} queued products "
-                "({products:.1f} products of {each:.2f} MiB)",
-                memory_launches,
-                how=how,
-                mib=held[keep] / 2**20,
-                products=held[keep] / output_bytes,
-                each=output_bytes / 2**20,
-            )
-        )
     # Bytes, not timings: one exact share, so the interval is a single point.
     share = held[False] / max(held[True], 1)
     little = compperf.conclude(
-        "queue holds little memory", str(device), share, share, below=0.1
+        compperf.tr("queue holds little memory"),
+        str(device),
+        share,
+        share,
+        below=0.1,
     )
-    if little.yes:
-        compperf.say(
-            "The queue itself held little memory; the kept references held the "
-            "rest."
-        )
-    else:
-        compperf.say("Here the queue itself held a large share of the memory.")
+    print(little)
 
 # %%
 # Keep logged values as numbers (read them every few steps), or collect
@@ -362,13 +244,5 @@ else:
 #    element_size()`` bytes.
 kept = [torch.mm(a, a) for _ in range(memory_launches)]
 kept_bytes = sum(t.numel() * t.element_size() for t in kept)
-print(
-    compperf.tr_plural(
-        "{n} product of {size} x {size} float32: {mib:.1f} MiB",
-        "{n} products of {size} x {size} float32: {mib:.1f} MiB",
-        memory_launches,
-        size=size,
-        mib=kept_bytes / 2**20,
-    )
-)
+print(compperf.tr("memory of the kept products: {b:bytes}", b=kept_bytes))
 del kept

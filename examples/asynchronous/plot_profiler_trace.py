@@ -34,7 +34,8 @@ print(compperf.environment(device))
 # The profiler always records what the host does. It records kernels on the
 # device only for CUDA; on Apple MPS and on a CPU you see the host side alone.
 # The loop runs once before recording, as a warm-up, and the recording ends
-# with a synchronization so that every queued kernel is in the trace.
+# with a synchronization so that every queued kernel is in the trace. The
+# line below names the activities the profiler records on this device.
 size = {"cpu": 256, "mps": 2048, "cuda": 4096}[device.type]
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
@@ -60,16 +61,7 @@ records_device = (
 activities = [ProfilerActivity.CPU] + (
     [ProfilerActivity.CUDA] if records_device else []
 )
-print(
-    compperf.tr_plural(
-        "{n} product of {size} x {size} on {device}; recording {activities}",
-        "{n} products of {size} x {size} on {device}; recording {activities}",
-        steps,
-        size=size,
-        device=device,
-        activities=[x.name for x in activities],
-    )
-)
+print(compperf.tr("recording: {a}", a=", ".join(x.name for x in activities)))
 
 matmuls()
 compperf.synchronize(device)
@@ -91,7 +83,18 @@ print(prof.key_averages().table(sort_by=sort_by, row_limit=8))
 # -----------------------------
 # Each ``aten::mm`` event on the host covers one launch (on a CPU: one whole
 # product). Each kernel event on the device covers one product's computation.
-# The sentence after the totals is chosen from what was recorded.
+# The two lines below count the events of each side (the host's ``aten::mm``
+# calls, the device's kernels) and add up their time; on a CPU no device
+# events are recorded, because each ``aten::mm`` call does the
+# product itself, so the host time is the computation.
+#
+# Where kernels were recorded, compperf's verdict compares, product by product,
+# the launch on the host with its kernels on the device. Its line prints the
+# claim "device computed longer than the host launched", its outcome, and the
+# interval of launch time over kernel time, against the threshold 1: *yes*
+# when the whole interval lies below 1 (the host was done long before the
+# device, free to run ahead), *no* when it lies at 1 or above (the host spent
+# at least as long launching as the device computed), *unclear* otherwise.
 events = prof.events()
 host = [
     e
@@ -101,23 +104,9 @@ host = [
 kernels = [e for e in events if e.device_type != DeviceType.CPU]
 host_time = sum(e.time_range.elapsed_us() for e in host) * 1e-6
 kernel_time = sum(e.time_range.elapsed_us() for e in kernels) * 1e-6
-print(
-    compperf.tr_plural(
-        "host: {n} aten::mm call, {time} in total",
-        "host: {n} aten::mm calls, {time} in total",
-        len(host),
-        time=compperf.format_time(host_time),
-    )
-)
+print(compperf.tr("host, aten::mm: {n}, {t:time}", n=len(host), t=host_time))
+print(compperf.tr("kernels: {n}, {t:time}", n=len(kernels), t=kernel_time))
 if kernels:
-    print(
-        compperf.tr_plural(
-            "device: {n} kernel, {time} in total",
-            "device: {n} kernels, {time} in total",
-            len(kernels),
-            time=compperf.format_time(kernel_time),
-        )
-    )
     # One ratio per product (its launch over its kernels), decided by compperf:
     # the device computed longer when the whole interval lies below 1.
     by_start = sorted(kernels, key=lambda e: e.time_range.start)
@@ -139,34 +128,13 @@ if kernels:
         ],
     )
     device_longer = compperf.conclude(
-        "device computed longer than the host launched",
+        compperf.tr("device computed longer than the host launched"),
         str(device),
         ratio.low,
         ratio.high,
         below=1.0,
     )
-    if device_longer.yes:
-        compperf.say(
-            "The device computed for {ratio:.1f} times as long as the host "
-            "spent launching: the host was done long before the device.",
-            ratio=kernel_time / host_time,
-        )
-    elif device_longer.no:
-        compperf.say(
-            "The host spent at least as long launching as the device computed."
-        )
-    else:
-        compperf.say(
-            "It is unclear here whether the device computed longer than the "
-            "host spent launching: per product, launch over kernels is {ratio}.",
-            ratio=ratio,
-        )
-else:
-    compperf.say(
-        "No device events were recorded on {device}. On a CPU each aten::mm "
-        "call does the product itself, so the host time is the computation.",
-        device=device,
-    )
+    print(device_longer)
 
 # %%
 # The timeline
@@ -205,15 +173,7 @@ ax.set_yticks(range(len(rows)), [label for label, _, _ in rows])
 ax.set_ylim(-0.6, len(rows) - 0.4)
 ax.invert_yaxis()
 ax.set_xlabel(compperf.tr("time since the first event (ms)"))
-ax.set_title(
-    compperf.tr_plural(
-        "{n} product of {size} x {size} on {device}",
-        "{n} products of {size} x {size} on {device}",
-        steps,
-        size=size,
-        device=device,
-    )
-)
+ax.set_title(compperf.tr("Launches and kernels on one clock"))
 fig.tight_layout()
 plt.show()
 
@@ -233,13 +193,8 @@ if os.environ.get("COMPPERF_OUTPUT_DIR"):
 # sphinx_gallery_end_ignore
 trace_path = output_dir / "profiler_trace.json"
 prof.export_chrome_trace(str(trace_path))
-print(
-    compperf.tr(
-        "trace written: {name} ({kib:.0f} KiB)",
-        name=trace_path.name,
-        kib=trace_path.stat().st_size / 1024,
-    )
-)
+nbytes = trace_path.stat().st_size
+print(compperf.tr("trace: {f}, {b:bytes}", f=trace_path.name, b=nbytes))
 
 
 class Download:
@@ -296,12 +251,8 @@ with profile(activities=activities) as reading_prof:
     compperf.synchronize(device)
 before = {e.name for e in prof.events()}
 added = sorted({e.name for e in reading_prof.events()} - before)
-print(
-    compperf.tr(
-        "operators added by the reads: {operators}",
-        operators=", ".join(added) or compperf.tr("none"),
-    )
-)
+names = ", ".join(added) or "-"
+print(compperf.tr("operators added by the reads: {ops}", ops=names))
 
 # %%
 # ``aten::item`` calls ``aten::_local_scalar_dense``, which copies the value to

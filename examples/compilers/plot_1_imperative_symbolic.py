@@ -154,8 +154,8 @@ print(
 # ----------------------
 # Boxes are the function's inputs, ellipses are operations, grey notes are
 # constants, and edges show which value feeds which operation. Compare the
-# three pictures: the left one has three additions, the middle one two, the
-# right one none, only the checks on the inputs and the value that is returned.
+# three pictures: the first one has three additions, the second one two, the
+# third one none, only the checks on the inputs and the value that is returned.
 # Drawing needs the ``graphviz`` package and its ``dot`` program; where one is
 # missing, the cell says so and prints the graphs as text instead.
 
@@ -227,11 +227,14 @@ if pictures is None:
         print(title, graph_module.graph, sep="\n")
 else:
     widths = [picture.shape[1] for picture in pictures]
-    fig, axes = plt.subplots(1, 3, figsize=(12, 4), width_ratios=widths)
-    for ax, picture, title in zip(axes, pictures, graphs, strict=True):
-        ax.imshow(picture)
-        ax.set_title(title)
-        ax.set_axis_off()
+    # Two graphs side by side, the widest one below them.
+    fig, axes = plt.subplot_mosaic(
+        [[0, 1], [2, 2]], figsize=(7, 5.5), width_ratios=widths[:2]
+    )
+    for i, (picture, title) in enumerate(zip(pictures, graphs, strict=True)):
+        axes[i].imshow(picture)
+        axes[i].set_title(title)
+        axes[i].set_axis_off()
     fig.tight_layout()
     plt.show()
 

@@ -333,9 +333,9 @@ for name in versions:
 # %%
 # The picture
 # -----------
-# Left: time per call on log scales, with a band from the 25th to the 75th
+# Top: time per call on log scales, with a band from the 25th to the 75th
 # percentile of the timed blocks around each median (quartiles are times, so
-# the band stays above zero). Right: each compiled version's speed-up over
+# the band stays above zero). Bottom: each compiled version's speed-up over
 # eager mode, with the 95 % interval of the ratio as error bars; above the
 # dashed line at 1× the version is faster. A shaded span marks a crossover's
 # bracket where the cell above found one; without one, the panel's title
@@ -350,7 +350,9 @@ def quartiles(measurement):
     return q1, q3
 
 
-fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+fig, (left, right) = plt.subplots(
+    2, 1, figsize=(7, 7), sharex=True, layout="constrained"
+)
 for name, measurements in timings.items():
     medians = [m.median * 1e6 for m in measurements]
     spans = [quartiles(m) for m in measurements]
@@ -397,7 +399,6 @@ for name, measurements in timings.items():
 left.set(
     xscale="log",
     yscale="log",
-    xlabel=compperf.tr("batch size"),
     ylabel=compperf.tr("time per call (µs)"),
     title=compperf.tr("MLP forward pass on {device}", device=device),
 )
@@ -412,12 +413,15 @@ if any(point.yes for point in crossings.values()):
     right.set_title(compperf.tr("speed-up over eager mode"))
 else:
     right.set_title(compperf.tr("no crossover in the measured range"))
-# The ticks read 0.5× and 2× rather than powers of ten.
-for axis in (right.yaxis.set_major_formatter, right.yaxis.set_minor_formatter):
-    axis(ticker.FormatStrFormatter("%g\N{MULTIPLICATION SIGN}"))
-for ax in (left, right):
-    ax.legend()
-fig.tight_layout()
+# The ticks read 0.5×, 1× and 2× rather than powers of ten, and only those.
+right.yaxis.set_major_locator(ticker.LogLocator(subs=(1, 2, 5)))
+right.yaxis.set_major_formatter(
+    ticker.FormatStrFormatter("%g\N{MULTIPLICATION SIGN}")
+)
+right.yaxis.set_minor_formatter(ticker.NullFormatter())
+fig.legend(
+    *left.get_legend_handles_labels(), loc="outside upper center", ncols=3
+)
 plt.show()
 
 # %%

@@ -347,7 +347,9 @@ names = {
     "state_dict": compperf.tr("state_dict"),
 }
 labels = [names[k] for k in kinds]
-fig, (size_ax, time_ax) = plt.subplots(1, 2, figsize=(9, 2.8))
+fig, (size_ax, time_ax) = plt.subplots(
+    2, 1, figsize=(7, 4.5), layout="constrained"
+)
 size_ax.barh(
     labels, [(folder / FILES[k]).stat().st_size / 1024 for k in kinds]
 )
@@ -360,7 +362,7 @@ size_ax.axvline(
 size_ax.set(
     xlabel=compperf.tr("file size (KiB)"), title=compperf.tr("size on disk")
 )
-size_ax.legend(loc="lower right")
+fig.legend(loc="outside upper center")
 time_ax.barh(
     labels,
     [reports[k]["load_seconds"] * 1e3 for k in kinds],
@@ -372,7 +374,6 @@ time_ax.set(
 )
 for ax in (size_ax, time_ax):
     ax.invert_yaxis()
-fig.tight_layout()
 plt.show()
 
 # %%

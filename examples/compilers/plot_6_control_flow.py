@@ -25,6 +25,7 @@ this page calls a C++ compiler.
 import contextlib
 import io
 
+import matplotlib.pyplot as plt
 import torch
 import torch.fx
 from torch._dynamo.utils import counters
@@ -344,6 +345,26 @@ for tool, outcome, graphs in rows:
     )
 
 # %%
+# The figure counts the graphs each tool made of ``shift``; a tool that
+# failed made none.
+
+made = {
+    "torch.fx.symbolic_trace": 0 if fx_error else 1,
+    "torch.compile": graph_count,
+    "torch.export": 0 if export_error else 1,
+    "torch.export + torch.cond": 1,
+    "torch.compile + torch.cond": cond_graph_count,
+}
+fig, ax = plt.subplots(figsize=(7, 2.8), layout="constrained")
+ax.barh(range(len(made)), list(made.values()))
+ax.set_yticks(range(len(made)), list(made), fontfamily="monospace")
+ax.invert_yaxis()
+ax.xaxis.get_major_locator().set_params(integer=True)
+ax.set_xlabel(compperf.tr("graphs"))
+ax.set_title(compperf.tr("Graphs of one function with an if, by tool"))
+plt.show()
+
+# %%
 # Summary
 # -------
 # * A Python ``if`` on a tensor's value is a decision made while the program
@@ -380,7 +401,7 @@ torch.compiler.reset()
 compiled_shift = torch.compile(shift, backend=recording_backend)
 for x in (positive, negative, positive + 1):
     compiled_shift(x)
-print(len(captured))  # three graphs for three calls
+print(compperf.tr("graphs for the three calls: {n}", n=len(captured)))
 
 
 # 2. A shape is known while tracing: no break, one graph, export works.
@@ -391,7 +412,7 @@ def by_shape(x):
 captured.clear()
 torch.compiler.reset()
 torch.compile(by_shape, backend=recording_backend)(positive)
-print(len(captured))  # one graph
+print(compperf.tr("graphs for by_shape: {n}", n=len(captured)))
 
 
 class ByShape(torch.nn.Module):

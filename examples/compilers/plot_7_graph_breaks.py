@@ -26,6 +26,7 @@ measures with a backend that generates no code.
 import json
 import warnings
 
+import matplotlib.pyplot as plt
 import torch
 
 import compperf
@@ -366,6 +367,25 @@ else:
     )
 
 # %%
+# The figure shows the three versions' times: each bar is the median of the
+# timed blocks, its error bar runs from the first to the third quartile.
+
+fig, ax = plt.subplots(figsize=(7, 2.6), layout="constrained")
+ax.barh(
+    list(comparison.measurements),
+    [m.median * 1e6 for m in timings],
+    xerr=[
+        [(m.median - m.quartiles[0]) * 1e6 for m in timings],
+        [(m.quartiles[1] - m.median) * 1e6 for m in timings],
+    ],
+    capsize=4,
+)
+ax.invert_yaxis()
+ax.set_xlabel(compperf.tr("time per call (µs), median and quartiles"))
+ax.set_title(compperf.tr("The three versions on {device}", device=device))
+plt.show()
+
+# %%
 # Where the time goes: the version with a break runs a graph up to the
 # maximum, copies one number out of a tensor, goes through Python, checks the
 # guards of a second graph and runs it. The fix runs one graph, which Inductor
@@ -407,7 +427,8 @@ else:
 # 1. The .item() becomes part of the graph: one graph, no break (as
 #    with fullgraph=True above).
 with torch._dynamo.config.patch(capture_scalar_outputs=True):
-    print(torch._dynamo.explain(with_item)(x).graph_count)
+    graphs = torch._dynamo.explain(with_item)(x).graph_count
+print(compperf.tr("graphs with capture_scalar_outputs=True: {n}", n=graphs))
 
 # 2. Yes: the first new value makes Dynamo compile the second graph again,
 #    with the number as an input this time (automatic dynamic).
@@ -418,11 +439,41 @@ counters.clear()
 compiled = torch.compile(with_item, backend="eager")
 for factor in (1, 2, 3):
     compiled(factor * x)
-print(counters["stats"]["unique_graphs"])
+print(
+    compperf.tr(
+        "graphs for three factors: {n}", n=counters["stats"]["unique_graphs"]
+    )
+)
 
-# 3. The log (on standard error) names the reason and points at
-#    `scale = y.abs().max().item()`; set_logs() switches it off again.
+# 3. The log names the reason and points at `scale = y.abs().max().item()`.
+#    It goes to standard error, one long record per break; the cell keeps it
+#    and prints the two lines that answer: the reason and the line of code.
+import contextlib
+import io
+import linecache
+
+log = io.StringIO()
 torch.compiler.reset()
-torch._logging.set_logs(graph_breaks=True)
-torch.compile(with_item, backend="eager")(x)
-torch._logging.set_logs()
+# torch's log handler writes into log
+with contextlib.redirect_stderr(log):
+    torch._logging.set_logs(graph_breaks=True)
+    torch.compile(with_item, backend="eager")(x)
+torch._logging.set_logs()  # off again, writing to the real standard error
+record = [
+    line.partition("[__graph_breaks] ")[2]
+    for line in log.getvalue().splitlines()
+]
+where = next(
+    line for line in record if line.startswith("Graph break in user code at")
+)
+file, line_number = where.rsplit(" ", 1)[1].rsplit(":", 1)
+reason = next(line for line in record[record.index(where) + 2 :] if line)
+print(compperf.tr("graph-break log, reason: {reason}", reason=reason))
+print(
+    compperf.tr(
+        "graph-break log, line {line} of {file}: {code}",
+        line=int(line_number),
+        file=os.path.basename(file),
+        code=linecache.getline(file, int(line_number)).strip(),
+    )
+)

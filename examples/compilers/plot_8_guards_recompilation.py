@@ -32,6 +32,7 @@ import contextlib
 import logging
 import re
 
+import matplotlib.pyplot as plt
 import torch
 from torch._dynamo.utils import counters
 
@@ -237,6 +238,17 @@ print(
         unique=counters["stats"]["unique_graphs"],
     )
 )
+
+# %%
+# The same count as a figure: a bar is a call that compiled a new graph.
+
+fig, ax = plt.subplots(figsize=(7, 3), layout="constrained")
+ax.barh(list(recompiled), list(recompiled.values()))
+ax.invert_yaxis()
+ax.xaxis.get_major_locator().set_params(integer=True)
+ax.set_xlabel(compperf.tr("new graphs"))
+ax.set_title(compperf.tr("Graphs Dynamo compiled, call by call"))
+plt.show()
 
 # %%
 # ``dynamic=True`` against ``mark_dynamic``
@@ -520,7 +532,11 @@ compiled(torch.randn(4), 2.0)
 torch.set_num_threads(2 if threads == 1 else 1)
 compiled(torch.randn(4), 2.0)
 torch.set_num_threads(threads)
-print(len(graphs))  # two graphs
+print(
+    compperf.tr(
+        "graphs, one thread count and then another: {n}", n=len(graphs)
+    )
+)
 
 
 # 3. sin applied n times has no closed form, but many loops do: for
@@ -533,4 +549,4 @@ fresh_start()
 compiled_times_two = torch.compile(times_two, backend=recording_backend)
 for steps in range(1, 7):
     compiled_times_two(x, torch.tensor(float(steps)))
-print(len(graphs))  # one graph
+print(compperf.tr("graphs for steps 1 to 6 as a tensor: {n}", n=len(graphs)))

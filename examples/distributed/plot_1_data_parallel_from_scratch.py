@@ -243,7 +243,7 @@ else:
 # Each rank saw the loss of its own half; their mean is the loss of the whole
 # batch. The averaged run lies on the single process's curve; the summed one
 # follows the curve of twice the learning rate.
-fig, ax = plt.subplots(figsize=(7, 4))
+fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
 whole_losses = rank0["whole"]["losses"]
 for name, label, style in (
     ("whole", compperf.tr("one process, whole batch"), "-"),
@@ -261,8 +261,7 @@ ax.set_ylabel(compperf.tr("training loss (mean squared error)"))
 ax.set_title(
     compperf.tr("Data parallelism by hand, {backend}", backend=backend)
 )
-ax.legend()
-fig.tight_layout()
+fig.legend(loc="outside upper center", ncols=2)
 plt.show()
 
 # %%

@@ -288,7 +288,7 @@ else:
 # all-reduces of the buckets run in gloo's own threads (on a GPU, NCCL
 # kernels run on a stream of their own). Look for all-reduce bars that start
 # before the last backward bar ends: that is the overlap DDP is built for.
-fig, ax = plt.subplots(figsize=(9, 3.2))
+fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
 rows, labels = {}, []
 colors = {"backward": "C0", "all-reduce": "C3"}
 for report in run.ranks:
@@ -312,13 +312,12 @@ ax.set_xlabel(compperf.tr("time since the first backward operation (ms)"))
 ax.set_title(
     compperf.tr("One DDP step, 4 MB buckets, {backend}", backend=backend)
 )
-ax.legend(
+fig.legend(
     [plt.Rectangle((0, 0), 1, 1, color=color) for color in colors.values()],
     [compperf.tr("backward (compute)"), compperf.tr("all-reduce of a bucket")],
-    loc="upper left",
-    bbox_to_anchor=(1.01, 1),
+    loc="outside upper center",
+    ncols=2,
 )
-fig.tight_layout()
 plt.show()
 
 # %%

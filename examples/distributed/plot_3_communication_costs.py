@@ -209,7 +209,7 @@ for name, measured, model in (("all_reduce", ring, ring_model),
 # messages, explains the measurement. Above 1, the collective pays for more
 # than its messages: the additions, gloo's own steps between them, and on a
 # shared CPU the ranks waiting for a core.
-fig, ax = plt.subplots(figsize=(7, 4.5))
+fig, ax = plt.subplots(figsize=(7, 5), layout="constrained")
 ax.loglog(
     nbytes,
     one_way * 1e6,
@@ -237,8 +237,7 @@ ax.set_ylabel(compperf.tr("time per call (µs)"))
 ax.set_title(
     compperf.tr("Communication on {backend}, {n} ranks", backend=backend, n=n)
 )
-ax.legend(fontsize="small")
-fig.tight_layout()
+fig.legend(loc="outside upper center", ncols=2, fontsize="small")
 plt.show()
 
 # %%

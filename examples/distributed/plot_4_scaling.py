@@ -298,7 +298,7 @@ compperf.say(
     speedup=1 / strong.estimate,
 )
 
-fig, ax = plt.subplots(figsize=(7, 3.8))
+fig, ax = plt.subplots(figsize=(7, 3.8), layout="constrained")
 compute = [np.median(rank0["times"][name]["compute"]) * 1e3 for name in names]
 comm = [
     np.median(rank0["times"][name]["communication"]) * 1e3 for name in names
@@ -322,8 +322,7 @@ ax.invert_yaxis()
 ax.set_xlabel(compperf.tr("time per step, rank 0 (ms)"))
 ax.set_title(compperf.tr("One training step, {batch} rows in total or per rank",
                          batch=BATCH))  # fmt: skip
-ax.legend(loc="lower right")
-fig.tight_layout()
+fig.legend(loc="outside upper center", ncols=2)
 plt.show()
 
 # %%

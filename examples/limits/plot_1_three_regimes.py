@@ -152,14 +152,14 @@ for name, found in zip(names, (chain_boundary, matmul_boundary), strict=True):
 # %%
 # The picture
 # -----------
-# Left: the chain's time per element. It falls as ``1/n`` while the call's
+# Top: the chain's time per element. It falls as ``1/n`` while the call's
 # fixed cost is shared by more elements, then flattens where memory sets the
-# pace. Right: the matrix product's time per floating-point operation (FLOP).
+# pace. Bottom: the matrix product's time per floating-point operation (FLOP).
 # It falls over a longer range, because a larger product reuses each value
 # it loads more often, until arithmetic sets the pace. The shaded band marks
 # the sizes where the boundary lies, when the data found one.
 
-fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+fig, (left, right) = plt.subplots(2, 1, figsize=(7, 7), layout="constrained")
 left.plot(
     CHAIN_SIZES,
     [t / n * 1e9 for n, t in zip(CHAIN_SIZES, chain_times, strict=True)],
@@ -193,7 +193,6 @@ for ax, found in ((left, chain_boundary), (right, matmul_boundary)):
             (found.high, 0.9),
             xycoords=("data", "axes fraction"),
         )
-fig.tight_layout()
 plt.show()
 
 # %%

@@ -146,6 +146,7 @@ else:
 # launch delay stay out. ``compperf.measure`` synchronizes and reads the
 # host's clock instead; on a GPU the two agree once the work is large.
 
+# compperf: cuda-only
 if device.type == "cuda":
     n = SIZES[-1]
     a = torch.randn(n, n, device=device)
@@ -304,11 +305,11 @@ if per_core is not None:
 # %%
 # The picture
 # -----------
-# Left: FLOP/s of the matrix products by size, one line per dtype and
-# thread count. Right: bandwidth by working set, with the cache sizes as
+# Top: FLOP/s of the matrix products by size, one line per dtype and
+# thread count. Bottom: bandwidth by working set, with the cache sizes as
 # dotted lines; the steps down show where the data stops fitting a cache.
 
-fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+fig, (left, right) = plt.subplots(2, 1, figsize=(7, 7.5), layout="constrained")
 for dtype in dtypes:
     for count in sorted(set(threads), key=str):
         label = compperf.tr(
@@ -331,7 +332,7 @@ left.set(
     ylabel=compperf.tr("GFLOP/s"),
     title=compperf.tr("matrix products"),
 )
-left.legend(fontsize=7)
+left.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=7)
 names = {"copy": compperf.tr("copy"), "triad": compperf.tr("triad")}
 for name, values in bandwidths.items():
     right.plot(
@@ -351,8 +352,7 @@ right.set(
     ylabel=compperf.tr("GB/s"),
     title=compperf.tr("memory and caches"),
 )
-right.legend()
-fig.tight_layout()
+right.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=7)
 plt.show()
 
 # %%

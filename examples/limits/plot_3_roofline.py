@@ -204,7 +204,9 @@ rows = [
     )
     for op, _, share, bound, half in results
 ]
-print(table(header, rows))
+# Two tables, so that each fits 80 columns: the measurements, then the verdicts.
+print(table(header[:5], [row[:5] for row in rows]))
+print(table([header[0], *header[5:]], [(row[0], *row[5:]) for row in rows]))
 memory_bound = sum(bound.yes for *_, bound, _ in results)
 compute_bound = sum(bound.no for *_, bound, _ in results)
 compperf.say(
@@ -227,14 +229,15 @@ compperf.say(
 intensities = [share.intensity for _, _, share, _, _ in results]
 span = [min(intensities) / 2, max(max(intensities), limits.ridge) * 2]
 grid = [span[0] * (span[1] / span[0]) ** (i / 100) for i in range(101)]
-fig, ax = plt.subplots(figsize=(9, 5.5))
+fig, ax = plt.subplots(figsize=(7, 5))
 ax.plot(grid, [limits.roof(i) / 1e9 for i in grid], color="black")
 ax.axvline(limits.ridge, color="gray", linestyle=":")
 ax.annotate(
     compperf.tr("ridge {ridge:.1f} FLOP/byte", ridge=limits.ridge),
     (limits.ridge, limits.peak.value / 1e9),
     textcoords="offset points",
-    xytext=(5, -15),
+    xytext=(-5, -15),
+    horizontalalignment="right",
 )
 for op, _, share, _, _ in results:
     ax.errorbar(

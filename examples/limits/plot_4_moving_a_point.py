@@ -238,7 +238,7 @@ moves = [
 xs = [p[0] for p in points.values()]
 span = [min(min(xs), limits.ridge) / 2, max(max(xs), limits.ridge) * 2]
 grid = [span[0] * (span[1] / span[0]) ** (i / 100) for i in range(101)]
-fig, ax = plt.subplots(figsize=(9, 5.5))
+fig, ax = plt.subplots(figsize=(7, 5))
 ax.plot(grid, [limits.roof(i) / 1e9 for i in grid], color="black")
 for name, (intensity, rate) in points.items():
     ax.plot(intensity, rate / 1e9, marker="o", color="tab:blue")

@@ -248,12 +248,12 @@ else:
 # %%
 # The picture
 # -----------
-# Left: time per element of the three read orders. Right: time per
+# Top: time per element of the three read orders. Bottom: time per
 # dependent load against the bytes of the chain, with the caches that Linux
 # names as dotted lines; a step up where the chain stops fitting a cache is
 # that cache's latency giving way to the next one's.
 
-fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+fig, (left, right) = plt.subplots(2, 1, figsize=(7, 7), layout="constrained")
 left.bar(
     [labels[name] for name in indices],
     [t * 1e9 for t in per_element.values()],
@@ -280,7 +280,6 @@ right.set(
     ylabel=compperf.tr("ns per dependent load"),
     title=compperf.tr("latency: i = next[i]"),
 )
-fig.tight_layout()
 plt.show()
 
 # %%

@@ -307,7 +307,7 @@ else:
 # %%
 # The figure shows each speed-up with its interval, Amdahl's curve for the
 # fitted ``p``, and the ideal ``S(n) = n`` that no real operator reaches.
-fig, ax = plt.subplots(figsize=(7, 4.5))
+fig, ax = plt.subplots(figsize=(7, 4.5), layout="constrained")
 grid = np.linspace(1, counts[-1], 50)
 for index, (name, ratios) in enumerate(speedups.items()):
     estimate = np.array([r.estimate for r in ratios])
@@ -338,8 +338,7 @@ ax.set_xticks(counts)
 ax.set_xlabel(compperf.tr("intra-op threads"))
 ax.set_ylabel(compperf.tr("speed-up over one thread"))
 ax.set_title(compperf.tr("Speed-up against threads, with Amdahl fits"))
-ax.legend()
-fig.tight_layout()
+fig.legend(loc="outside upper center", ncols=2)
 plt.show()
 
 # %%

@@ -235,10 +235,15 @@ else:
 # plus computation one after the other, and the longer of the two, what a
 # perfect overlap would give.
 names = list(comparison.names)
-medians = [comparison.measurements[name].median * 1e3 for name in names]
-iqrs = [comparison.measurements[name].iqr * 1e3 for name in names]
-fig, ax = plt.subplots(figsize=(7, 4))
-ax.bar(names, medians, yerr=iqrs, capsize=4, color="C0")
+timed = [comparison.measurements[name] for name in names]
+medians = [m.median * 1e3 for m in timed]
+# Error bars from the median down to the first quartile and up to the third.
+quartiles = [
+    [(m.median - m.quartiles[0]) * 1e3 for m in timed],
+    [(m.quartiles[1] - m.median) * 1e3 for m in timed],
+]
+fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
+ax.bar(names, medians, yerr=quartiles, capsize=4, color="C0")
 compute_ms = batches * products * one_product.median * 1e3
 ax.axhline(
     load_seconds * 1e3 + compute_ms,
@@ -255,8 +260,7 @@ ax.axhline(
 ax.set_xlabel(compperf.tr("num_workers"))
 ax.set_ylabel(compperf.tr("one epoch (ms)"))
 ax.set_title(compperf.tr("Epoch time against DataLoader workers"))
-ax.legend()
-fig.tight_layout()
+fig.legend(loc="outside upper center", ncols=2)
 plt.show()
 
 # %%

@@ -1,4 +1,10 @@
-"""A device's measured ceilings (peak FLOP/s, memory bandwidth, per-call overhead) and the roofline."""
+"""A device's measured ceilings (peak FLOP/s, memory bandwidth, per-call overhead) and the roofline.
+
+Why about 410 lines: the three ceilings are measured, printed and used for the roofline
+and a page's share of the peak (:class:`RoofShare`, :meth:`Ceilings.peak_share`) by one
+:class:`Ceilings`, whose sweeps depend on the cache sizes read here; some 40 % of the
+lines are docstrings.
+"""
 
 from __future__ import annotations
 

@@ -12,11 +12,17 @@ its seams live beside it and are re-exported here: :mod:`compperf.catalogs` (rea
 ``.mo`` files), :mod:`compperf.recording` (what a docs build keeps),
 :mod:`compperf.text_layout` (display width, wrapping, tables) and :mod:`compperf.fonts`
 (the fonts figures are drawn with).
+
+Why about 390 lines in one module: making a message (:func:`tr`, :func:`say`) and
+rendering it again in another language (:func:`render`) read and write the same record,
+and the formatter fills its placeholders in both; apart, each half would have to know
+the other's record format.
 """
 
 from __future__ import annotations
 
 import gettext
+import numbers
 import re
 import string
 import sys
@@ -25,14 +31,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from compperf import catalogs, numerals, recording
+from compperf import catalogs, numerals, recording, units
 from compperf.catalogs import MissingTranslation
 from compperf.fonts import FONT_WHEELS, FONTS, add_wheel_fonts, use_fonts, wheel_fonts
 from compperf.recording import parts
 from compperf.recording import start as start_recording
 from compperf.recording import stop as stop_recording
+from compperf.text_layout import LINE_WIDTH as _LINE_WIDTH
 from compperf.text_layout import PARAGRAPH_WIDTH as _PARAGRAPH_WIDTH
-from compperf.text_layout import display_width, lay_out_table, wrap
+from compperf.text_layout import display_width, fold_long_lines, lay_out_table, wrap
 
 __all__ = [
     "FONTS",
@@ -128,11 +135,33 @@ def _lookup(record: Mapping[str, Any], code: str, strict: bool) -> str:
 
 def _render_table(table: Mapping[str, Any], code: str, strict: bool) -> str:
     def cell(value: object) -> str:
-        return render(value, code, strict=strict) if isinstance(value, Mapping) else str(value)
+        return _render(value, code, strict) if isinstance(value, Mapping) else str(value)
 
     title = cell(table["title"]) if table.get("title") else None
+    header = [cell(value) for value in table["header"]]
     rows = [[cell(value) for value in row] for row in table["rows"]]
-    return lay_out_table(title, [cell(value) for value in table["header"]], rows)
+    # A column that holds one value in every row (the device, the threads) is said once,
+    # above the table, instead of in each row.
+    constant = [
+        col
+        for col in range(1, len(header))
+        if len(rows) > 1 and header[col] and len({row[col] for row in rows}) == 1
+    ]
+    if constant:
+        with parts():
+            said = [
+                _said(tr("{column}: {value}", column=header[col], value=rows[0][col]), code, strict)
+                for col in constant
+            ]
+        title = "\n".join([*([title] if title else []), *said])
+        keep = [col for col in range(len(header)) if col not in constant]
+        header = [header[col] for col in keep]
+        rows = [[row[col] for col in keep] for row in rows]
+    return lay_out_table(title, header, rows)
+
+
+def _said(text: Text, code: str, strict: bool) -> str:
+    return _render(text.record, code, strict)
 
 
 def _fields(message: str) -> set[str]:
@@ -163,12 +192,24 @@ def render(record: Mapping[str, Any], code: str, *, strict: bool = False) -> str
     -----
     A table's record is ``{"table": {"title": ..., "header": [...], "rows": [[...]]}}``
     (see :func:`table`): each of its cells is a string or a record, and its columns are
-    laid out again for the widths of the cells in ``code``.
+    laid out again for the widths of the cells in ``code``; a column with the same value
+    in every row is said once, above the table.
+
+    A message that is not a paragraph (``wrap`` None) keeps its lines, except that a line
+    wider than 80 columns is folded (:func:`compperf.text_layout.fold_long_lines`).
     """
+    text = _render(record, code, strict)
+    if "table" in record or record.get("wrap"):
+        return text
+    return fold_long_lines(text, _LINE_WIDTH)
+
+
+def _render(record: Mapping[str, Any], code: str, strict: bool) -> str:
+    """:func:`render` without folding long lines: a message, or a part of a larger one."""
     if "table" in record:
         return _render_table(record["table"], code, strict)
     values = {
-        name: render(value, code, strict=strict) if isinstance(value, Mapping) else value
+        name: _render(value, code, strict) if isinstance(value, Mapping) else value
         for name, value in record.get("values", {}).items()
     }
     template = _lookup(record, code, strict)
@@ -187,6 +228,10 @@ def _value(value: object) -> object:
         return value.record
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
+    if isinstance(value, numbers.Integral):  # a NumPy integer, kept as a number
+        return int(value)
+    if isinstance(value, numbers.Real):  # a NumPy float
+        return float(value)
     with parts():  # e.g. a Measurement, whose text is a message of its own
         text = str(value)
     return text.record if isinstance(text, Text) else text
@@ -217,11 +262,25 @@ def tr(message: str, /, **values: object) -> Text:
 
     Pass ``message`` as a string literal (not an f-string): ``nox -s translations`` finds
     it in the source. A value that is itself a :class:`Text` is translated with it.
+    Besides Python's format specs (``{share:.0%}``), three write a number with its unit,
+    chosen to keep three significant figures and written in the reader's language:
+    ``{t:time}`` for seconds (``"12.3 µs"``), ``{b:bytes}`` for bytes (``"1.5 MiB"``)
+    and ``{f:flops}`` for floating-point operations per second (``"12.3 GFLOP/s"``).
+    Pass the number itself: the message records it, and another language writes it again.
 
     Raises
     ------
     KeyError
         If a placeholder of ``message`` has no value.
+    TypeError
+        If a ``time``, ``bytes`` or ``flops`` value is not a real number.
+    ValueError
+        If such a value is NaN.
+
+    Examples
+    --------
+    >>> print(tr("{n} calls in {t:time}, {b:bytes} each", n=3, t=0.0123, b=3 * 2**20))
+    3 calls in 12.3 ms, 3 MiB each
     """
     return _make(_record(message, values))
 
@@ -309,7 +368,9 @@ _STRING_SPEC = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>^]))?(?P<width>\d+)")
 
 class _ColumnFormatter(string.Formatter):
     """``str.format``, except that a string field's width counts columns, not characters,
-    and a number is written in the language's convention (:mod:`compperf.numerals`).
+    a number is written in the language's convention (:mod:`compperf.numerals`), and the
+    format specs ``time``, ``bytes`` and ``flops`` write a number with its unit
+    (:mod:`compperf.units`).
 
     A table row laid out as ``"{tool:<28}{outcome:<18}"`` then stays aligned when a cell
     is Chinese, whose characters take two columns each.
@@ -319,6 +380,8 @@ class _ColumnFormatter(string.Formatter):
         self.code = code
 
     def format_field(self, value: object, format_spec: str) -> str:
+        if format_spec in units.SPECS:
+            return render(units.record(format_spec, value), self.code)
         match = _STRING_SPEC.fullmatch(format_spec) if isinstance(value, str) else None
         if match is None:
             return numerals.localize(super().format_field(value, format_spec), value, self.code)

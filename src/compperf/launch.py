@@ -60,6 +60,20 @@ class RankResults:
             f"seconds={self.seconds:.2f}, keys={sorted(self.ranks[0]) if self.ranks else []})"
         )
 
+    def __str__(self) -> str:
+        # What a reader of a page wants from print(run): how many ranks ran, how, how long.
+        from compperf.i18n import parts, tr, tr_plural
+
+        with parts():
+            ranks = tr_plural("{n} rank", "{n} ranks", self.nproc)
+            threads = tr_plural("{n} thread", "{n} threads", self.threads_per_rank)
+        return tr(
+            "launch: {ranks} with {threads} each, {seconds:.1f} s from start to exit",
+            ranks=ranks,
+            threads=threads,
+            seconds=self.seconds,
+        )
+
 
 def _caller_file() -> str | None:
     """The file of the code that called :func:`run_ranks` (the page), where Python knows it."""

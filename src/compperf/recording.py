@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["forget_last", "keep", "parts", "start", "stop"]
+__all__ = ["forget", "forget_last", "keep", "parts", "start", "stop"]
 
 _recorded: list[dict[str, Any]] | None = None
 
@@ -42,6 +42,16 @@ def forget_last(record: dict[str, Any]) -> None:
     paragraph, a table's title) is recorded in its place."""
     if _recorded is not None and _recorded[-1:] == [record]:
         _recorded.pop()
+
+
+def forget(record: dict[str, Any]) -> None:
+    """Drop the last record kept that is ``record`` itself (not merely equal to it): a
+    message made only to be part of another value (a verdict's claim) is shown with it."""
+    if _recorded is not None:
+        for index in range(len(_recorded) - 1, -1, -1):
+            if _recorded[index] is record:
+                del _recorded[index]
+                return
 
 
 @contextlib.contextmanager

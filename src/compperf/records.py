@@ -1,5 +1,11 @@
 """Key figures and results records: what a run measured, kept to compare machines.
 
+Why one module of about 470 lines: the record's format is defined here once, and
+everything that writes or reads it (the notes a run makes, the docs build's files, the
+learner's table, the command line) sits beside the definition, so that a change of the
+format is one edit in one file. The learner's comparison and the command line, its two
+last sections, are what to move out if it grows further.
+
 Every :class:`~compperf.Measurement` and every :class:`~compperf.Verdict` a process
 makes is noted here, as a *key figure* (a few numbers under a key: the measurement's
 description, the verdict's claim and subject). Three things are made from them:

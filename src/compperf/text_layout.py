@@ -10,10 +10,23 @@ import textwrap
 import unicodedata
 from collections.abc import Sequence
 
-__all__ = ["PARAGRAPH_WIDTH", "display_width", "is_wide", "lay_out_table", "wrap"]
+__all__ = [
+    "LINE_WIDTH",
+    "PARAGRAPH_WIDTH",
+    "display_width",
+    "fold_long_lines",
+    "is_wide",
+    "lay_out_table",
+    "wrap",
+]
 
 # Conclusions are printed as paragraphs of this many columns (a CJK character takes two).
 PARAGRAPH_WIDTH = 70
+# No printed line is wider than this: a longer one is folded (:func:`fold_long_lines`).
+LINE_WIDTH = 80
+# A folded line's continuation is indented by this much more than the line itself.
+_CONTINUATION = "  "
+_SHORTEST_CONTINUATION = 16  # columns
 
 
 def is_wide(char: str) -> bool:
@@ -51,15 +64,42 @@ _SHORTEST_LAST_LINE = 8  # columns: four CJK characters
 _NO_LINE_END = set("（「『《【〔(")
 
 
+def fold_long_lines(text: str, width: int = LINE_WIDTH) -> str:
+    """``text`` with each line wider than ``width`` columns broken into lines that fit.
+
+    Lines that fit are left as they are (aligned columns, indentation). A folded line's
+    continuation lines are indented two columns more than the line, so that a reader sees
+    where one printed line ends; a single word wider than the line (a path) stays whole.
+    """
+    lines = []
+    for line in text.split("\n"):
+        if display_width(line) <= width:
+            lines.append(line)
+            continue
+        body = line.lstrip(" ")
+        indent = line[: len(line) - len(body)]
+        room = max(width - len(indent) - len(_CONTINUATION), 20)
+        folded = wrap(body, room).split("\n")
+        # No continuation of a word or two alone ("19.9 ms"): narrower lines give it more.
+        for narrower in (8, 16, 24):
+            if display_width(folded[-1]) >= _SHORTEST_CONTINUATION or room - narrower < 20:
+                break
+            folded = wrap(body, room - narrower).split("\n")
+        lines.append(indent + folded[0])
+        lines += [indent + _CONTINUATION + rest for rest in folded[1:]]
+    return "\n".join(lines)
+
+
 def wrap(text: str, width: int = PARAGRAPH_WIDTH) -> str:
     """Break ``text`` into lines of at most ``width`` columns.
 
-    Text without wide characters is filled by :func:`textwrap.fill`. Text with CJK
+    Text without wide characters is filled by :func:`textwrap.fill` (a word is never
+    split, not even at its hyphens). Text with CJK
     characters (two columns each, no spaces between words) may break between any two of
     them, except before closing or after opening punctuation.
     """
     if not any(map(is_wide, text)):
-        return textwrap.fill(text, width)
+        return textwrap.fill(text, width, break_long_words=False, break_on_hyphens=False)
     tokens: list[str] = []
     for chunk in text.split():
         word = ""

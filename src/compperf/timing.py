@@ -7,6 +7,7 @@ from types import TracebackType
 
 import torch
 
+from compperf import units
 from compperf.devices import as_device, synchronizer
 from compperf.i18n import Text, parts, tr
 
@@ -30,13 +31,7 @@ def format_time(seconds: float) -> str:
         unit in the language that ``compperf.use_language`` chose (``"4.56 мс"``).
     """
     with parts():  # a value inside a sentence or table, recorded with it
-        if abs(seconds) >= 1.0:
-            return tr("{value:.3g} s", value=seconds)
-        if abs(seconds) >= 1e-3:
-            return tr("{value:.3g} ms", value=seconds / 1e-3)
-        if abs(seconds) >= 1e-6:
-            return tr("{value:.3g} µs", value=seconds / 1e-6)
-        return tr("{value:.3g} ns", value=seconds / 1e-9)
+        return units.seconds(seconds)
 
 
 class Timer:

@@ -1,4 +1,13 @@
-"""One way to conclude: interleaved comparisons, ratios with confidence intervals, three-way verdicts."""
+"""One way to conclude: interleaved comparisons, ratios with confidence intervals, three-way verdicts.
+
+Why one module of about 580 lines: it is the one place every verdict a page prints comes
+from (issue 18), and it reads top to bottom in that order: the median's interval,
+:class:`Ratio`, :class:`Verdict` and :func:`conclude`, :class:`Comparison` and
+:func:`interleave`, :func:`crossover`, the recording. The parts share the confidence,
+the margin and the interval (:mod:`compperf.ceilings` uses the last two as well), and
+some 40 % of the lines are the docstrings the pages' authors read. Split along those parts
+(intervals, verdicts, interleaving) if it grows further.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +20,10 @@ from typing import Any
 
 import torch
 
-from compperf import records
+from compperf import recording, records
 from compperf.devices import as_device, synchronize, synchronizer
 from compperf.disturbance import Disturbance, watch
-from compperf.i18n import Text, parts, tr
+from compperf.i18n import Text, paragraph, parts, tr
 from compperf.measure import Measurement
 
 __all__ = [
@@ -140,7 +149,13 @@ class Verdict:
     Notes
     -----
     A verdict is not a bool: ``if verdict:`` raises. Test :attr:`yes`, :attr:`no` or
-    :attr:`unclear`, so that "unclear" always has a sentence of its own.
+    :attr:`unclear`, so that "unclear" always has a sentence of its own, or print it:
+    ``print(verdict)`` writes its standard line in the reader's language, e.g.
+    ``nothing queued when the loop ends (cpu): yes, measured 0.02 (interval 0 to 0.1;
+    threshold 1)``, and the page's prose says what each outcome means. The claim and
+    the subject are shown as given: pass a :func:`compperf.tr` text for words
+    (``compperf.tr("nothing queued when the loop ends")``), a plain string for code
+    and names (``str(device)``).
     """
 
     claim: str
@@ -176,6 +191,41 @@ class Verdict:
     def record(self) -> dict[str, Any]:
         """A JSON-able form, as the docs build keeps it per example."""
         return dataclasses.asdict(self)
+
+    def __str__(self) -> Text:
+        """The verdict's standard line, in the reader's language (see the Notes above),
+        filled to 70 columns."""
+        with parts():
+            outcome = _outcome_words()[self.outcome]
+            if self.disturbed and self.unclear:
+                outcome = tr("{outcome} (the machine was disturbed)", outcome=outcome)
+        values = {"claim": self.claim, "subject": self.subject, "outcome": outcome,
+                  "low": self.low, "high": self.high, "threshold": self.threshold}  # fmt: skip
+        with parts():  # the line is recorded once, as a paragraph
+            if self.low == self.high:
+                text = tr(
+                    "{claim} ({subject}): {outcome}, measured {low:.3g} (threshold "
+                    "{threshold:.3g})",
+                    **values,
+                )
+            elif self.value is None:
+                text = tr(
+                    "{claim} ({subject}): {outcome} (interval {low:.3g} to {high:.3g}; "
+                    "threshold {threshold:.3g})",
+                    **values,
+                )
+            else:
+                text = tr(
+                    "{claim} ({subject}): {outcome}, measured {value:.3g} (interval "
+                    "{low:.3g} to {high:.3g}; threshold {threshold:.3g})",
+                    value=self.value,
+                    **values,
+                )
+        return paragraph(text)
+
+
+def _outcome_words() -> dict[str, Text]:
+    return {YES: tr("yes"), NO: tr("no"), UNCLEAR: tr("unclear")}
 
 
 def _versus(names: Sequence[str], candidate: str, baseline: str) -> str:
@@ -217,8 +267,9 @@ def conclude(
 
     Parameters
     ----------
-    claim, subject : str
-        See :class:`Verdict`.
+    claim, subject : str or Text
+        See :class:`Verdict`; a :class:`~compperf.i18n.Text` (``compperf.tr(...)``) is
+        printed in the reader's language by ``print(verdict)``.
     low, high : float
         The quantity's confidence interval (e.g. a :class:`Ratio`'s ``low`` and ``high``).
     below : float
@@ -244,6 +295,9 @@ def conclude(
     # A disturbed machine decides nothing: its stalls need not hit every round alike, and a
     # verdict that a quiet run would reverse is the worst thing a page can print.
     decided = YES if high < below else NO if low >= below else UNCLEAR
+    for words in (claim, subject):  # printed with the verdict's line, not on their own
+        if isinstance(words, Text):
+            recording.forget(words.record)
     outcome = UNCLEAR if disturbed else decided
     return _note(Verdict(claim, subject, outcome, low, high, below, disturbed, value))
 

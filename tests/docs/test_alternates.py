@@ -11,7 +11,7 @@ from xml.etree import ElementTree
 import compperf_project
 import pytest
 import tiny_site
-from compperf_docs import alternates
+from compperf_docs.publish import alternates
 
 ROOT_URL = "https://example.org/site/"
 

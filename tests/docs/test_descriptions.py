@@ -1,8 +1,8 @@
-"""compperf_docs.descriptions: a page's description is its first prose, cut cleanly."""
+"""compperf_docs.publish.descriptions: a page's description is its first prose, cut cleanly."""
 
 from __future__ import annotations
 
-from compperf_docs.descriptions import description
+from compperf_docs.publish.descriptions import description
 from docutils.core import publish_doctree
 
 PAGE = """

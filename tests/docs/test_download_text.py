@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from compperf_docs import download_text, rst_text
+from compperf_docs.languages import download_text, rst_text
 from sphinx_gallery.py_source_parser import remove_ignore_blocks
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -20,7 +20,7 @@ from types import SimpleNamespace
 
 import pytest
 import tiny_site
-from compperf_docs import language_notebooks, rst_text
+from compperf_docs.languages import language_notebooks, rst_text
 from sphinx_gallery.gen_gallery import _fill_gallery_conf_defaults
 
 DOCS = tiny_site.DOCS

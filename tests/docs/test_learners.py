@@ -16,7 +16,8 @@ from types import SimpleNamespace
 
 import pytest
 import yaml
-from compperf_docs import colab, language_downloads, published
+from compperf_docs.languages import language_downloads
+from compperf_docs.publish import colab, published
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # --import-mode=importlib
 from test_tiny_build import _build, _project
@@ -110,7 +111,9 @@ def test_colab_button_opens_the_notebook_the_workflow_publishes(
     assert site["env"]["COMPPERF_REPOSITORY"] == "${{ github.repository }}"
     (publish,) = [s for s in site["steps"] if "colab.py publish" in s.get("run", "")]
     # The workflow's own command, in the tiny site's checkout.
-    command = publish["run"].replace("docs/_ext/compperf_docs/colab.py", str(Path(colab.__file__)))
+    command = publish["run"].replace(
+        "docs/_ext/compperf_docs/publish/colab.py", str(Path(colab.__file__))
+    )
     command += f" --docs {built.docs}"
     env = {**os.environ, "COMPPERF_REVISION": REVISION}
     subprocess.run(["bash", "-e", "-c", command], cwd=tmp_path, env=env, check=True)

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from compperf_docs import notebook_check
+from compperf_docs.publish import notebook_check
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pypandoc
 import pytest
 import tiny_site
-from compperf_docs import gallery, notebook_markdown
+from compperf_docs.execute import gallery
+from compperf_docs.publish import notebook_markdown
 
 PINNED = Path(pypandoc.__file__).resolve().parent / "files" / "pandoc"
 # A newer pandoc on PATH, which pypandoc would prefer: it only says that it was run.
@@ -20,7 +21,7 @@ CONVERT = """
 import sys
 from pathlib import Path
 import pypandoc
-from compperf_docs import gallery
+from compperf_docs.execute import gallery
 
 docs = Path(sys.argv[1])
 conf = gallery.gallery_conf(docs, docs.parent / "examples", [])

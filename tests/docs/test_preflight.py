@@ -9,7 +9,8 @@ from pathlib import Path
 
 import compperf_project
 import pytest
-from compperf_docs import figures, preflight
+from compperf_docs import preflight
+from compperf_docs.languages import figures
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD_LANGUAGES = ROOT / "docs" / "_ext" / "build_languages.py"

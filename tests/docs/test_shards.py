@@ -77,7 +77,7 @@ lines = plt.plot([0, 1], [0, {number}])
 
 EXECUTED = re.compile(r"Sphinx-Gallery successfully executed (\d+) out of")
 RUNNING_TIME = re.compile(r"\d+ minutes \d+\.\d+ seconds")
-# The machine's account of the run (compperf_docs.disturbed.RunLine) differs on every run too.
+# The machine's account of the run (compperf_docs.execute.disturbed.RunLine) differs on every run too.
 RUN_ACCOUNT = re.compile(r'(<p class="compperf-run"><strong>[^<]*</strong>)[^<]*(</p>)')
 
 

@@ -14,7 +14,8 @@ from types import SimpleNamespace
 import compperf_project
 import pytest
 import tiny_site
-from compperf_docs import notebook_check, provenance, site
+from compperf_docs.execute import provenance
+from compperf_docs.publish import notebook_check, site
 from sphinx.errors import ConfigError
 
 # The tiny site's own [tool.compperf]: the real languages, one chapter, its own URL.
@@ -385,7 +386,7 @@ def test_removed_example_page_is_deleted_on_rebuild(tmp_path: Path) -> None:
 
 def test_outputs_kept_from_other_package_versions_are_made_again(tiny: SimpleNamespace) -> None:
     """An example's outputs name the versions that made them; other versions run it again."""
-    from compperf_docs import recorded
+    from compperf_docs.execute import recorded
 
     account = tiny.docs / "auto_examples" / "tiny" / "plot_sum.verdicts.json"
     run = json.loads(account.read_text("utf-8"))

@@ -13,7 +13,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from compperf_docs import gallery, gallery_text, site, theme_text, workarounds
+from compperf_docs import workarounds
+from compperf_docs.execute import gallery
+from compperf_docs.languages import gallery_text, theme_text
+from compperf_docs.publish import site
 from docutils import nodes
 from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Parser

@@ -14,6 +14,7 @@ Running an example costs seconds to minutes, so the tests share runs: :func:`sha
 runs each example alone once per test session and evaluates there every probe that any
 test asks of it (those registered with :func:`share` before the run, and the caller's).
 Only a run with other settings (``PATH`` without ``dot``, say) needs :func:`run_alone`.
+A chapter's gallery-order run is shared likewise (:func:`shared_chapter`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 _RUNNER = Path(__file__).with_name("run_examples.py")
-_TIMEOUT = 900  # seconds for one process; a whole chapter in fast mode takes far less
+# A hang guard, not a speed target: seconds per example in a process (a chapter run gets
+# this for each of its examples); an example in fast mode takes far less, even under load.
+_TIMEOUT = 900
 
 __all__ = [
     "EXAMPLES",
@@ -47,6 +50,7 @@ __all__ = [
     "run_alone",
     "run_chapter",
     "share",
+    "shared_chapter",
     "shared_run",
     "verdict_flips",
 ]
@@ -195,7 +199,7 @@ def _run(
             text=True,
             env=environ,
             check=False,
-            timeout=_TIMEOUT,
+            timeout=_TIMEOUT * len(paths),
         )
         failure = f"the example runner failed:\n{completed.stdout}\n{completed.stderr}"
         assert completed.returncode == 0, failure
@@ -280,6 +284,17 @@ def run_chapter(chapter: str, probes: dict[str, str] | None = None, **env: str) 
     return _run(examples(chapter), probes or {}, env)
 
 
+_SHARED_CHAPTERS: dict[str, dict[str, Run]] = {}
+
+
+def shared_chapter(chapter: str) -> dict[str, Run]:
+    """The chapter run in gallery order, as :func:`run_chapter` with no probe and no extra
+    environment, once per test session: the gallery-order test and the load test share it."""
+    if chapter not in _SHARED_CHAPTERS:
+        _SHARED_CHAPTERS[chapter] = run_chapter(chapter)
+    return _SHARED_CHAPTERS[chapter]
+
+
 def _resolve(path: Path | str) -> Path:
     path = Path(path)
     if path.is_file():
@@ -360,11 +375,13 @@ def verdict_flips(first: list[dict], second: list[dict]) -> list[str]:
 
 
 def quiet_and_loaded(chapter: str, **env: str) -> dict[str, tuple[Run, Run]]:
-    """Each example of ``chapter`` run alone, quietly and then with every core busy."""
-    found = {}
-    for path in examples(chapter):
-        quiet = (run_alone(path, **env) if env else shared_run(path)).check()
-        with busy_cpus():
-            loaded = run_alone(path, **env).check()
-        found[path.name] = (quiet, loaded)
-    return found
+    """Each example of ``chapter``, quietly and then with every core busy: by file name.
+
+    Both runs are the chapter in gallery order in one process, as the docs build runs it
+    (the quiet one the session's :func:`shared_chapter`, unless ``env`` asks for another),
+    so the two differ in the load alone. The busy loops start once, for the whole chapter.
+    """
+    quiet = run_chapter(chapter, **env) if env else shared_chapter(chapter)
+    with busy_cpus():
+        loaded = run_chapter(chapter, **env)
+    return {name: (quiet[name].check(), loaded[name].check()) for name in quiet}

@@ -7,10 +7,10 @@ value of its probe, an expression evaluated in the example's namespace after it 
 of each of its ``probes``, a list, for runs that several tests share), the messages it
 made (``compperf.i18n`` records) and the account of its run that the docs build writes to
 ``<stem>.verdicts.json``: the machine's disturbance while it ran and the verdicts it made
-(``compperf_docs.gallery.last_run``).
+(``compperf_docs.execute.gallery.last_run``).
 
 Between examples it calls the same ``reset_modules`` as the docs build
-(``compperf_docs.gallery.gallery_conf``) through sphinx-gallery's own ``clean_modules``,
+(``compperf_docs.execute.gallery.gallery_conf``) through sphinx-gallery's own ``clean_modules``,
 so a chapter run here sees exactly the state handover that the gallery build gives it.
 """
 
@@ -35,8 +35,8 @@ from sphinx_gallery.scrapers import clean_modules
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
-from compperf_docs import gallery
-from compperf_docs.gallery import gallery_conf
+from compperf_docs.execute import gallery
+from compperf_docs.execute.gallery import gallery_conf
 
 
 def _reset_conf() -> dict:

@@ -13,12 +13,15 @@ import re
 import string
 import tokenize
 from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import pairwise
 
 __all__ = [
     "IGNORE_END",
     "IGNORE_START",
+    "Share",
     "book_ending_problems",
+    "machinery_share",
     "message_problems",
     "placeholder_problems",
     "run_yourself_problems",
@@ -262,3 +265,183 @@ def placeholder_problems(source: str) -> list[str]:
             unused = ", ".join(sorted(given - needed - {"n"}))
             problems.append(f"line {node.lineno}: {name}() message does not use {unused}")
     return problems
+
+
+# What counts as message machinery in the code a reader sees (issue 21): the lines of
+# compperf's message calls, a print() around one, the if/elif/else lines of a branch that
+# only chooses a sentence, and a dict of values made only for messages.
+_SAY_METHODS = ("say",)  # verdict.say(...) and the like: a message call too
+
+
+@dataclass(frozen=True)
+class Share:
+    """How much of an example's visible code is message machinery.
+
+    Attributes
+    ----------
+    machinery : int
+        Visible code lines that only translate, format or choose a printed sentence.
+    code : int
+        Visible code lines: not blank, not only a comment, outside the module docstring
+        and outside sphinx-gallery's ignore blocks.
+    lines : tuple of int
+        The machinery lines' numbers in the text measured (for a message naming them).
+    """
+
+    machinery: int
+    code: int
+    lines: tuple[int, ...] = ()
+
+    @property
+    def share(self) -> float:
+        """``machinery / code`` (0 for a page without code)."""
+        return self.machinery / self.code if self.code else 0.0
+
+
+def _hidden_lines(source: str) -> set[int]:
+    hidden, start = set(), None
+    for number, line in enumerate(source.splitlines(), start=1):
+        if line.strip() == IGNORE_START:
+            start = number
+        elif line.strip() == IGNORE_END and start is not None:
+            hidden.update(range(start, number + 1))
+            start = None
+    return hidden
+
+
+def _code_lines(source: str) -> set[int]:
+    """Lines holding a token other than a comment, a newline or the docstring."""
+    tree = ast.parse(source)
+    first = tree.body[0] if tree.body else None
+    docstring_end = 0
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+        docstring_end = first.end_lineno or 0
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
+            tokenize.DEDENT, tokenize.ENDMARKER}  # fmt: skip
+    found = set()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type not in skip:
+            found.update(range(token.start[0], token.end[0] + 1))
+    return {n for n in found if n > docstring_end} - _hidden_lines(source)
+
+
+def _span(node: ast.AST) -> set[int]:
+    return set(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+
+
+def _is_message_call(node: ast.AST, imported: dict[str, str]) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    if _compperf_function(node, imported):
+        return True
+    func = node.func
+    return isinstance(func, ast.Attribute) and func.attr in _SAY_METHODS
+
+
+def _only_messages(body: list[ast.stmt], imported: dict[str, str]) -> bool:
+    """Every statement of ``body`` prints or chooses a sentence, and nothing else."""
+    for statement in body:
+        if isinstance(statement, ast.Expr):
+            value = statement.value
+            if _is_message_call(value, imported):
+                continue
+            if (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Name)
+                and value.func.id == "print"
+                and value.args
+                and all(_is_message_call(a, imported) for a in value.args)
+            ):
+                continue
+            return False
+        elif isinstance(statement, ast.If):
+            if not (
+                _only_messages(statement.body, imported)
+                and _only_messages(statement.orelse, imported)
+            ):
+                return False
+        elif not isinstance(statement, ast.Pass):
+            return False
+    return True
+
+
+def _branch_lines(node: ast.If, source_lines: list[str]) -> set[int]:
+    """The ``if``/``elif``/``else`` header lines of a branch that only chooses a sentence."""
+    found = set(range(node.lineno, node.body[0].lineno))
+    orelse = node.orelse
+    while orelse:
+        if len(orelse) == 1 and isinstance(orelse[0], ast.If):
+            inner = orelse[0]
+            found |= set(range(inner.lineno, inner.body[0].lineno))
+            orelse = inner.orelse
+            continue
+        # "else:" stands alone above its body
+        line = orelse[0].lineno - 1
+        while line > 0 and source_lines[line - 1].strip() != "else:":
+            line -= 1
+        if line > 0:
+            found.add(line)
+        break
+    return found
+
+
+def _is_values(node: ast.expr) -> bool:
+    """A dict made in place (``{...}``, ``dict(...)``): the values of a message."""
+    return isinstance(node, ast.Dict) or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
+    )
+
+
+def machinery_share(source: str) -> Share:
+    """Measure the message machinery in an example's visible code (issue 21).
+
+    Machinery lines are: every line of a call of ``compperf.tr``, ``tr_plural`` or
+    ``say`` (or a ``.say(...)`` method, e.g. a verdict's), with a ``print(...)`` around
+    one; the ``if``/``elif``/``else`` lines of a branch whose every statement prints a
+    message; and a dict made in place whose name is read only inside message calls (the
+    values for ``**values``). Figure labels made with ``tr`` count too. ``print(x)`` of a
+    result (a measurement, a verdict, a table) is no machinery: it shows what ran.
+    """
+    tree = ast.parse(source)
+    source_lines = source.splitlines()
+    imported = {
+        alias.asname or alias.name: alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "compperf"
+        for alias in node.names
+        if alias.name in _MESSAGE_ARGUMENTS
+    }
+    machinery: set[int] = set()
+    inside: set[tuple[int, int]] = set()  # positions of names read inside message calls
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _is_message_call(node, imported):
+            machinery |= _span(node)
+            inside |= {(n.lineno, n.col_offset) for n in ast.walk(node) if isinstance(n, ast.Name)}
+        elif (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name)
+            and node.value.func.id == "print"
+            and node.value.args
+            and all(_is_message_call(a, imported) for a in node.value.args)
+        ):
+            machinery |= _span(node)
+        elif isinstance(node, ast.If) and _only_messages([node], imported):
+            machinery |= _branch_lines(node, source_lines)
+    reads: dict[str, list[tuple[int, int]]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            reads.setdefault(node.id, []).append((node.lineno, node.col_offset))
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and _is_values(node.value)
+        ):
+            used = reads.get(node.targets[0].id, [])
+            if used and all(position in inside for position in used):
+                machinery |= _span(node)
+    code = _code_lines(source)
+    lines = tuple(sorted(machinery & code))
+    return Share(len(lines), len(code), lines)

@@ -183,7 +183,11 @@ def test_thread_count_answer_recompiles_under_one_thread() -> None:
     # Answer 2 switches to another thread count than the current one, so it prints two
     # graphs (then answer 3 one) even where the process starts with one thread.
     run = run_alone("plot_8_guards_recompilation.py", "len(graphs)", OMP_NUM_THREADS="1")
-    assert run.check().stdout.split()[-2:] == ["2", "1"]
+    last = run.check().stdout.splitlines()[-2:]
+    assert last == [
+        "graphs, one thread count and then another: 2",
+        "graphs for steps 1 to 6 as a tensor: 1",
+    ]
 
 
 def test_recompiles_on_shape_dtype_and_constant(guards: Run) -> None:

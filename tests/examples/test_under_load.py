@@ -1,9 +1,10 @@
 """Proof under load (issue 18): a busy machine may make verdicts unclear, never reverse them.
 
-Each example of a proven chapter runs alone twice, in fast mode: quietly, then while busy
-loops compete for every core (``harness.busy_cpus``). No verdict may go from yes to no or
-back between the two runs ("unclear" is allowed), and the loaded run must report that the
-machine was disturbed. A chapter joins by its name in ``PROVEN_CHAPTERS`` once its pages
+Each proven chapter runs twice in gallery order, in one process as the docs build runs it,
+in fast mode: quietly (the run the gallery-order test shares), then while busy loops compete
+for every core (``harness.busy_cpus``). No verdict of any example may go from yes to no or
+back between the two runs ("unclear" is allowed), and each example's loaded run must report
+that the machine was disturbed. A chapter joins by its name in ``PROVEN_CHAPTERS`` once its pages
 make their verdicts through compperf's verdict API.
 """
 

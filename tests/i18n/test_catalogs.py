@@ -16,9 +16,10 @@ from pathlib import Path
 
 import compperf_project
 import pytest
+import tiny_site
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
-from compperf_docs.provenance import PROVENANCE_MARKER
+from compperf_docs.execute.provenance import PROVENANCE_MARKER
 from docutils import nodes as docutils_nodes
 from i18n_markup import markup_tokens
 
@@ -112,7 +113,7 @@ def _extract(docs: Path, out: Path) -> None:
         [sys.executable, "-m", "sphinx", "-b", "gettext", "-E", "-W", "--keep-going", "-q",
          "-D", "plot_gallery=0", "-D", "nb_execution_mode=off",
          "-d", str(out.parent / f"{out.name}-doctrees"), str(docs), str(out)],
-        capture_output=True, text=True, env=env, timeout=300, check=False,
+        capture_output=True, text=True, env=env, timeout=tiny_site.HANG_GUARD, check=False,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -1,7 +1,7 @@
 """Translated code comments stay within 79 columns, counted as a terminal counts them.
 
 A download and a page's code block carry the example's code with its comments translated
-(``compperf_docs.download_text``): a comment on lines of its own is wrapped again, one
+(``compperf_docs.languages.download_text``): a comment on lines of its own is wrapped again, one
 after code stays on its line. Chinese characters take two columns each; a line the
 English code already makes wider keeps that width as its limit.
 """
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import compperf_project
 import pytest
-from compperf_docs.download_text import translate_code
-from compperf_docs.language_downloads import COMMENT_CONTEXT, comment_catalog
-from compperf_docs.language_downloads import _catalog as read_catalog
+from compperf_docs.languages.download_text import translate_code
+from compperf_docs.languages.language_downloads import COMMENT_CONTEXT, comment_catalog
+from compperf_docs.languages.language_downloads import _catalog as read_catalog
 from sphinx_gallery.py_source_parser import remove_ignore_blocks, split_code_and_text_blocks
 
 from compperf.i18n import display_width

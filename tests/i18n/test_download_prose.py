@@ -1,7 +1,7 @@
 """Every paragraph of every example has a translation for the downloads of each language.
 
 A zh_CN or ru build writes each example's ``.py`` with its prose translated paragraph by
-paragraph from the page's catalog (compperf_docs.download_text); a paragraph it cannot
+paragraph from the page's catalog (compperf_docs.languages.download_text); a paragraph it cannot
 find there is a build error. This finds the same gaps without building: it also proves
 that the paragraphs, titles, list items and table cells cut from the script are the
 messages Sphinx extracted from the page.
@@ -14,7 +14,7 @@ from pathlib import Path
 import compperf_project
 import pytest
 from babel.messages.pofile import read_po
-from compperf_docs import download_text
+from compperf_docs.languages import download_text
 from sphinx_gallery.py_source_parser import remove_ignore_blocks
 
 ROOT = Path(__file__).resolve().parents[2]

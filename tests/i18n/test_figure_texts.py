@@ -1,12 +1,14 @@
-"""No text of any figure leaves the figure, in any language.
+"""No text of any figure leaves the figure, in any language; no tick labels overlap, no
+legend covers data, no figure is squeezed on the page; every example draws a figure.
 
 The docs build pickles each figure when the English build executes its example and draws
-it again in each language (``compperf_docs.figures._draw``, which reports a text that
+it again in each language (``compperf_docs.languages.figures._draw``, which reports a text that
 :func:`compperf.figure_layout.texts_outside` finds beyond the edges, so that a zh_CN or
 ru build fails on it). This test draws every recorded figure in every language the same
 way, English included, and fails on each cut text. It reads the figures of an executed
 build (``docs/auto_examples``, or the docs folder ``COMPPERF_BUILT_DOCS`` names) and is
-skipped where none was executed.
+skipped where none was executed. The checks are compperf.figure_layout's; that every
+example draws a figure is read from the examples' sources, without a build.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from pathlib import Path
 
 import compperf_project
 import pytest
-from compperf_docs import recorded
-from compperf_docs.figures import Translations, _draw, check_font, translations
+from compperf_docs.execute import recorded
+from compperf_docs.languages.figures import Translations, _draw, check_font, translations
 
 from compperf import i18n
 
@@ -58,3 +60,38 @@ def test_no_figure_text_leaves_the_figure(code: str) -> None:
         drawn = _draw(path.read_bytes(), table, path.name, fonts)
         problems += [problem for problem in drawn.problems if "leaves the figure" in problem]
     assert not problems, f"{len(problems)} texts cut in {code}:\n" + "\n".join(problems)
+
+
+def _all_drawn(code: str) -> list[str]:
+    if not PICKLES:
+        pytest.skip(f"no executed figures under {DOCS / 'auto_examples'}")
+    fonts = check_font(PROJECT.language(code))
+    problems = []
+    for path in PICKLES:
+        stem = _STEM.match(path.stem)["stem"]
+        table = _table(path.parent.parent, stem, code)
+        drawn = _draw(path.read_bytes(), table, path.name, fonts)
+        problems += [problem for problem in drawn.problems if " overlap by " in problem]
+        problems += [f"{stem}: {path.name}: {problem}" for problem in drawn.layout]
+    return problems
+
+
+@pytest.mark.parametrize("code", PROJECT.codes)
+def test_no_tick_labels_overlap_no_legend_covers_data_no_figure_is_squeezed(code: str) -> None:
+    problems = _all_drawn(code)
+    assert not problems, f"{len(problems)} layout problems in {code}:\n" + "\n".join(problems)
+
+
+_DRAWS = re.compile(r"\bplt\.(subplots|subplot_mosaic|figure)\(")
+
+
+def test_every_example_draws_a_figure() -> None:
+    """A page without a figure shows sphinx-gallery's placeholder as its thumbnail."""
+    examples = sorted((ROOT / "examples").glob("*/plot_*.py"))
+    assert examples
+    missing = [
+        str(path.relative_to(ROOT))
+        for path in examples
+        if not _DRAWS.search(path.read_text(encoding="utf-8"))
+    ]
+    assert not missing, "examples that draw no figure:\n" + "\n".join(missing)

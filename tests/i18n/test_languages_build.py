@@ -298,7 +298,7 @@ def test_catalogs_hold_no_timing_output_or_gallery_labels(site: SimpleNamespace)
     result = subprocess.run(
         [sys.executable, "-m", "sphinx", "-b", "gettext", "-q", "-D", "plot_gallery=0",
          "-d", str(site.docs / "_build" / "doctrees" / "gettext"), str(site.docs), str(templates)],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True, text=True, timeout=tiny_site.HANG_GUARD, check=False,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     page = (templates / "auto_examples" / "tiny" / "plot_sum.pot").read_text("utf-8")

@@ -22,8 +22,8 @@ from types import SimpleNamespace
 import compperf_project
 import pytest
 import tiny_site
-from compperf_docs import figures
-from compperf_docs import printed as printed_module
+from compperf_docs.languages import figures
+from compperf_docs.languages import printed as printed_module
 
 from compperf import i18n, numerals
 

@@ -156,3 +156,35 @@ def test_durations_carry_the_unit_of_the_language():
     assert seconds == "5.1 ms"
     assert i18n.render(seconds.record, "ru", strict=True) == "5,1 мс"
     assert i18n.render(format_time(2.5e-7).record, "zh_CN", strict=True) == "250 纳秒"
+
+
+def test_a_line_wider_than_80_columns_is_folded_in_every_language() -> None:
+    """A printed message keeps its lines; only one wider than 80 columns is broken, its
+    continuation indented, so that no output line of a page is wider (issue 21)."""
+    from compperf.text_layout import fold_long_lines
+
+    short = "a  b\n  c"
+    assert fold_long_lines(short) == short  # aligned columns and indents stay
+    long = "  " + "word-with-hyphens " * 10
+    folded = fold_long_lines(long.rstrip()).splitlines()
+    assert all(i18n.display_width(line) <= 80 for line in folded)
+    assert folded[0].startswith("  word")
+    assert folded[1].startswith("    word")
+    assert " ".join("".join(folded).split()) == " ".join(long.split())
+    # A continuation is never a number alone (it says nothing without its line).
+    measured = "t1: frontend, one operation on cpu: median 7.59 µs per call, IQR 101 ns ms 19.9 ms"
+    assert i18n.display_width(fold_long_lines(measured).splitlines()[-1]) >= 16
+    chinese = "中文句子" * 30
+    assert all(i18n.display_width(line) <= 80 for line in fold_long_lines(chinese).splitlines())
+    record = i18n.tr("{a} " * 30, a="measured").record
+    assert all(i18n.display_width(line) <= 80 for line in i18n.render(record, "en").splitlines())
+
+
+def test_a_column_with_one_value_in_every_row_is_said_once_above_the_table() -> None:
+    with i18n.parts():
+        header = ["", i18n.tr("device"), i18n.tr("median")]
+    table = i18n.table(header, [["a", "cpu", "1 ms"], ["b", "cpu", "2 ms"]])
+    assert table.splitlines()[0] == "device: cpu"
+    assert "cpu" not in "\n".join(table.splitlines()[1:])
+    single = i18n.table(header, [["a", "cpu", "1 ms"]])  # one row: nothing is constant
+    assert single.splitlines()[0].split() == ["device", "median"]

@@ -30,13 +30,18 @@ def test_measure_a_sleep():
 
 def test_measure_agrees_with_torch_utils_benchmark_on_a_cpu_matmul():
     x = torch.randn(128, 128)
-    ours = compperf.measure(torch.mm, x, x, device="cpu", num_threads=1)
-    theirs = torch_benchmark.Timer(
-        "torch.mm(x, x)", globals={"torch": torch, "x": x}, num_threads=1
-    ).adaptive_autorange()
-    # On a shared machine both medians wander; the bound leaves room for that, not for a
-    # factor-of-two error such as timing the wrong thing or counting calls twice.
-    assert ours.median == pytest.approx(theirs.median, rel=0.5)
+    timer = torch_benchmark.Timer("torch.mm(x, x)", globals={"torch": torch, "x": x}, num_threads=1)
+    # On a shared machine both medians wander, and a busy moment only ever adds time: the
+    # two timers take turns, up to three rounds, and the fastest median of each is
+    # compared. The bound leaves room for the wandering, not for a factor-of-two error
+    # such as timing the wrong thing or counting calls twice, which every round shows.
+    ours, theirs = [], []
+    for _ in range(3):
+        ours.append(compperf.measure(torch.mm, x, x, device="cpu", num_threads=1).median)
+        theirs.append(timer.adaptive_autorange().median)
+        if min(ours) == pytest.approx(min(theirs), rel=0.5):
+            break
+    assert min(ours) == pytest.approx(min(theirs), rel=0.5), (ours, theirs)
 
 
 def test_measure_passes_arguments_and_warms_up():
@@ -101,7 +106,7 @@ def test_measurement_is_frozen_and_readable():
     assert text.startswith("nap on cpu: median ")
     assert "IQR" in text
     assert f"{result.runs} runs" in text
-    assert "1 warm-up call," in text
+    assert "1 warm-up call," in " ".join(text.split())  # a line over 80 columns is folded
     assert repr(result) == f"<Measurement {text}>"
 
 
@@ -131,6 +136,15 @@ def test_from_times_summarizes_samples_like_torch():
     assert result.times == tuple(samples)
 
 
+def test_quartiles_bound_the_median_and_span_the_iqr():
+    samples = [5e-3, 1e-3, 9e-3, 2e-3, 3e-3, 4e-3]
+    result = compperf.Measurement.from_times(samples, description="steps", device="cpu")
+    q1, q3 = result.quartiles
+    assert q1 <= result.median <= q3
+    assert (q1, q3) == pytest.approx((2.25e-3, 4.75e-3))
+    assert q3 - q1 == pytest.approx(result.iqr)
+
+
 def test_from_times_needs_samples():
     with pytest.raises(ValueError, match="needs samples for 'steps'"):
         compperf.Measurement.from_times([], description="steps", device="cpu")
@@ -140,11 +154,12 @@ def test_compare_lays_results_side_by_side():
     table = compperf.compare([_fake("eager", 2e-3), _fake("compiled", 1e-3)], title="MLP")
     lines = table.splitlines()
     assert lines[0] == "MLP"
-    assert lines[1].split()[:3] == ["device", "median", "IQR"]
-    assert lines[1].endswith("vs first  runs x calls  threads")
-    assert lines[3].split()[:5] == ["eager", "cpu", "2", "ms", "0"]
-    assert "0.50×" in lines[4]
-    assert "5 x 10" in lines[4]
+    # Columns with one value in every row are said once, under the title.
+    assert lines[1:4] == ["device: cpu", "IQR: 0 ns", "runs x calls: 5 x 10"]
+    assert lines[4].startswith("threads: ")
+    assert lines[5].split() == ["median", "vs", "first"]
+    assert lines[7].split()[:3] == ["eager", "2", "ms"]
+    assert "0.50×" in lines[8]
 
 
 def test_compare_needs_rows():

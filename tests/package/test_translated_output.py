@@ -71,7 +71,9 @@ def test_each_text_is_one_record_that_renders_its_english() -> None:
     assert records == [text.record for text in texts]
     for text in texts:
         assert i18n.render(text.record, "en") == text
-    assert texts[4].splitlines()[1].endswith("vs first  runs x calls  threads")
+    # The columns that hold one value in every row are said once, above the header.
+    assert texts[4].splitlines()[1:3] == ["device: cpu", "threads: 2"]
+    assert texts[4].splitlines()[3].endswith("vs first  runs x calls")
 
 
 def test_a_title_made_for_the_table_is_recorded_with_it() -> None:
@@ -98,8 +100,12 @@ def test_texts_render_in_every_language_with_the_same_numbers(code: str) -> None
 @pytest.mark.parametrize("code", TRANSLATED)
 def test_a_translated_table_keeps_its_columns(code: str) -> None:
     table = compperf.compare([_measurement("eager", 2e-3, 1e-5), _measurement("x", 1e-3, 0.0)])
-    header, rule, *rows = i18n.render(table.record, code, strict=True).splitlines()
-    assert header != table.splitlines()[0]
+    lines = i18n.render(table.record, code, strict=True).splitlines()
+    # The columns with one value in both rows (device, threads...) are said above the header.
+    first = next(i for i, line in enumerate(lines) if set(line) == {"-", " "}) - 1
+    said, (header, rule, *rows) = lines[:first], lines[first:]
+    assert said[0].endswith("cpu")
+    assert header != table.splitlines()[first]
     # Right-aligned columns end where their dashes end, counted in display columns.
     assert {i18n.display_width(line) for line in [header, *rows]} == {len(rule)}
     gaps = [match.start() for match in re.finditer(r"(?<=-) (?=-)", rule)]

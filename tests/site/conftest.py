@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(REPO / "docs" / "_ext"))
 
 import compperf_project
-from sitecheck import axe, browser, fonts, layout
+from sitecheck import axe, browser, fonts, layout, visits
 from sitecheck.server import serve
 
 # The site's languages, in build order ([tool.compperf] in pyproject.toml).
@@ -125,3 +125,12 @@ def screenshots() -> Path:
     shutil.rmtree(SCREENSHOTS, ignore_errors=True)
     SCREENSHOTS.mkdir(parents=True)
     return SCREENSHOTS
+
+
+@pytest.fixture(scope="session")
+def page_visits(
+    chromium: Browser, site_url: str, site_root: Path, screenshots: Path
+) -> visits.Visits:
+    """Each page opened once per language, width and colour scheme (sitecheck.visits): the
+    contrast check, the phone layout check and the screenshots read the same visit."""
+    return visits.Visits(chromium, site_url, site_root, screenshots, VIEWPORT)

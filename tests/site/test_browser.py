@@ -15,7 +15,8 @@ import pytest
 from babel.messages.pofile import read_po
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
-from sitecheck import browser, contrast, layout
+from sitecheck import browser, layout
+from sitecheck.visits import COLOR_SCHEMES, Visits
 
 PROJECT = compperf_project.load()
 REPO = Path(__file__).resolve().parents[2]
@@ -45,32 +46,15 @@ ROOT_LANGUAGE_CHOICES = [(lang.tag, lang.code) for lang in PROJECT.languages] + 
 ]
 # Served for any missing URL, so its switcher leads to each language's home page instead.
 NO_SAME_PAGE = ("404.html",)
-COLOR_SCHEMES = {
-    "light": ({"color_scheme": "light"}, None),
-    "dark-system": ({"color_scheme": "dark"}, None),  # furo's default "auto" theme
-    "dark-toggle": ({"color_scheme": "light"}, "localStorage.setItem('theme', 'dark')"),
-}
 
 
-def _page_in(new_page: Callable[..., Page], scheme: str) -> Page:
-    options, init_script = COLOR_SCHEMES[scheme]
-    page = new_page(**options)
-    if init_script:
-        page.context.add_init_script(init_script)
-    return page
-
-
-def test_every_page_loads_cleanly(
-    site_url: str, site_root: Path, language: str, new_page: Callable[..., Page]
-) -> None:
+def test_every_page_loads_cleanly(language: str, page_visits: Visits) -> None:
     """No console error, script error, failed request or HTTP error on any page."""
-    page = new_page()
-    problems = []
-    for path in layout.pages(site_root, language):
-        problems += [
-            f"{language}/{path}: {p}"
-            for p in browser.open_logged(page, site_url + f"{language}/{path}")
-        ]
+    problems = [
+        f"{language}/{visit.path}: {p}"
+        for visit in page_visits.desktop(language, "light")  # every page, opened once
+        for p in visit.problems
+    ]
     assert not problems, "\n".join(problems)
 
 
@@ -114,33 +98,28 @@ def test_root_page_picks_the_browser_language(
 
 
 @pytest.mark.parametrize("scheme", list(COLOR_SCHEMES))
-def test_code_and_output_contrast(
-    site_url: str, site_root: Path, language: str, new_page: Callable[..., Page], scheme: str
-) -> None:
+def test_code_and_output_contrast(language: str, page_visits: Visits, scheme: str) -> None:
     """Code blocks and captured outputs keep WCAG AA contrast (4.5:1) in light and dark."""
-    page = _page_in(new_page, scheme)
-    problems, blocks = [], 0
-    for path in layout.pages(site_root, language):
-        page.goto(f"{site_url}{language}/{path}")
-        blocks += page.locator(contrast.TEXT_BLOCKS).count()
-        problems += [f"{language}/{path}: {p}" for p in contrast.low_contrast_text(page)]
+    visits = page_visits.desktop(language, scheme)  # every page, opened in this scheme
+    blocks = sum(visit.blocks for visit in visits)
+    problems = [f"{language}/{visit.path}: {p}" for visit in visits for p in visit.contrast]
     assert blocks, f"no code or output blocks found in {language} (selector changed?)"
     assert not problems, "\n".join(problems)
 
 
-def test_screenshots_of_example_pages(
-    site_url: str, site_root: Path, language: str, new_page: Callable[..., Page], screenshots: Path
-) -> None:
-    """Full-page screenshots, light and dark, for a person to look at (build folder)."""
-    saved = []
-    for label, scheme in (("light", "light"), ("dark", "dark-system")):
-        page = _page_in(new_page, scheme)
-        for path in layout.example_pages(site_root, language):
-            page.goto(f"{site_url}{language}/{path}", wait_until="networkidle")
-            target = screenshots / language / f"{Path(path).stem}-{label}.png"
-            page.screenshot(path=target, full_page=True)
-            saved.append(target)
+def test_screenshots_of_example_pages(site_root: Path, language: str, page_visits: Visits) -> None:
+    """Full-page screenshots, light and dark, for a person to look at (build folder).
+
+    Taken on the contrast check's visits of the same pages in the same schemes.
+    """
+    saved = [
+        visit.screenshot
+        for scheme in ("light", "dark-system")
+        for visit in page_visits.desktop(language, scheme)
+        if visit.screenshot is not None
+    ]
     assert saved, f"no example pages in {language}"
+    assert len(saved) == 2 * len(layout.example_pages(site_root, language))
     assert all(path.stat().st_size > 10_000 for path in saved)
 
 

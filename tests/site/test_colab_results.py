@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 # colab.py needs only the standard library (the workflow runs it so); the site session
 # has no Sphinx, which the compperf_docs package imports.
 _SPEC = importlib.util.spec_from_file_location(
-    "compperf_colab", REPO / "docs" / "_ext" / "compperf_docs" / "colab.py"
+    "compperf_colab", REPO / "docs" / "_ext" / "compperf_docs" / "publish" / "colab.py"
 )
 colab = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(colab)

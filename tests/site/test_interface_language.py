@@ -11,6 +11,7 @@ import test_browser
 from playwright.sync_api import Page
 from sitecheck import interface, layout
 from sitecheck.interface import Snippet
+from sitecheck.visits import Visits
 
 PROJECT = compperf_project.load()
 SOURCE_LANGUAGE = PROJECT.codes[0]
@@ -36,11 +37,10 @@ def _search_pages(language: str) -> list[str]:
     return [f"search.html?q={query}" for query in (term, NO_HITS)]
 
 
-def _interface(page: Page, site_url: str, site_root: Path, language: str) -> Iterator[Snippet]:
+def _interface(page: Page, site_url: str, language: str, page_visits: Visits) -> Iterator[Snippet]:
     """Each page's interface text, the search page's with and without hits included."""
-    for path in layout.pages(site_root, language):
-        _open(page, f"{site_url}{language}/{path}")
-        yield from interface.collect(page, f"{language}/{path}")
+    for visit in page_visits.desktop(language, "light"):  # every page, opened once
+        yield from visit.snippets
     for path in _search_pages(language):
         _open(page, f"{site_url}{language}/{path}")
         # Sphinx replaces the pulsing "Searching..." title once the last hit is listed.
@@ -55,13 +55,13 @@ def _interface(page: Page, site_url: str, site_root: Path, language: str) -> Ite
 
 
 def test_interface_speaks_the_page_language(
-    site_url: str, site_root: Path, language: str, new_page: Callable[..., Page]
+    site_url: str, language: str, new_page: Callable[..., Page], page_visits: Visits
 ) -> None:
     """Every page: no English in its interface text or in what a screen reader speaks."""
     _translated(language)
     snippets = [
         s
-        for s in _interface(new_page(), site_url, site_root, language)
+        for s in _interface(new_page(), site_url, language, page_visits)
         if not interface.figure_alt(s)
     ]
     found = interface.problems(snippets)
@@ -69,16 +69,18 @@ def test_interface_speaks_the_page_language(
 
 
 def test_figure_descriptions_speak_the_page_language(
-    site_url: str, site_root: Path, language: str, new_page: Callable[..., Page]
+    site_root: Path, language: str, page_visits: Visits
 ) -> None:
     """The alt text a screen reader speaks for each gallery figure."""
     _translated(language)
-    page = new_page()
-    snippets = []
-    for path in layout.example_pages(site_root, language):
-        _open(page, f"{site_url}{language}/{path}")
-        snippets += interface.collect(page, f"{language}/{path}")
-    figures = [s for s in snippets if interface.figure_alt(s)]
+    examples = set(layout.example_pages(site_root, language))
+    figures = [
+        s
+        for visit in page_visits.desktop(language, "light")  # the interface check's visits
+        if visit.path in examples
+        for s in visit.snippets
+        if interface.figure_alt(s)
+    ]
     if not figures:
         pytest.skip(f"no gallery figure in {language}'s example pages (built with --no-exec?)")
     found = interface.problems(figures)

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 from sitecheck import layout
+from sitecheck.visits import PHONE, Visits, reading_pages
 
-PHONE = {"width": 390, "height": 844}
 # Where the reading path is on the home page (docs/index.md) and the chapters' toctree
 # in the sidebar (furo).
 PATH_CHAPTERS = ".compperf-reading-path > ol > li"
@@ -82,44 +82,10 @@ def test_home_page_lists_every_lesson_in_order(
     )
 
 
-def _reading_pages(site_root: Path, language: str) -> list[str]:
-    """The home page, each chapter page and each example page."""
-    chapters = sorted(
-        p for p in layout.pages(site_root, language) if re.match(r"auto_examples/[^/]+/index", p)
-    )
-    return ["index.html", *chapters, *layout.example_pages(site_root, language)]
-
-
-_OVERFLOW_JS = """() => {
-  const width = document.documentElement.clientWidth;
-  const wide = [];
-  for (const el of document.querySelectorAll('article *')) {
-    const box = el.getBoundingClientRect();
-    if (box.width === 0 || box.right <= width + 1) continue;
-    // Inside a block that scrolls sideways by design (outputs, code, tables): fine.
-    let scroller = el.parentElement, scrolls = false;
-    while (scroller && scroller.tagName !== 'ARTICLE') {
-      const style = getComputedStyle(scroller);
-      if (['auto', 'scroll', 'hidden'].includes(style.overflowX)
-          && scroller.getBoundingClientRect().right <= width + 1) { scrolls = true; break; }
-      scroller = scroller.parentElement;
-    }
-    if (!scrolls) wide.push(`${el.tagName.toLowerCase()}.${el.className} ${Math.round(box.right)}px`);
-  }
-  const article = document.querySelector('article').getBoundingClientRect();
-  return {scroll: document.documentElement.scrollWidth, width, article: article.width,
-          wide: wide.slice(0, 3)};
-}"""
-
-
-def test_phone_pages_fit_the_screen(
-    site_url: str, site_root: Path, language: str, new_page: Callable[..., Page]
-) -> None:
-    page = _phone_page(new_page)
+def test_phone_pages_fit_the_screen(language: str, page_visits: Visits) -> None:
     problems = []
-    for path in _reading_pages(site_root, language):
-        page.goto(f"{site_url}{language}/{path}", wait_until="load")
-        found = page.evaluate(_OVERFLOW_JS)
+    for visit in page_visits.phone(language, "light"):  # the phone screenshots' visits
+        path, found = visit.path, visit.overflow
         if found["scroll"] > PHONE["width"]:
             problems.append(
                 f"{language}/{path}: {found['scroll']} px wide at {PHONE['width']} px "
@@ -209,21 +175,14 @@ def test_figures_keep_their_sharp_copy_in_every_language(
         pytest.skip("no English figure has a 2x copy yet (examples run before image_srcset)")
 
 
-def test_phone_screenshots(
-    site_url: str,
-    site_root: Path,
-    language: str,
-    new_page: Callable[..., Page],
-    screenshots: Path,
-) -> None:
-    """Full-page screenshots at 390 px, light and dark, beside the desktop ones."""
-    saved = []
-    for label in ("light", "dark"):
-        page = _phone_page(new_page, color_scheme=label)
-        for path in _reading_pages(site_root, language):
-            page.goto(f"{site_url}{language}/{path}", wait_until="networkidle")
-            name = path.removesuffix(".html").replace("/", "_")
-            target = screenshots / language / "phone" / f"{name}-{label}.png"
-            page.screenshot(path=target, full_page=True)
-            saved.append(target)
+def test_phone_screenshots(site_root: Path, language: str, page_visits: Visits) -> None:
+    """Full-page screenshots at 390 px, light and dark, beside the desktop ones (taken on
+    the layout check's visits)."""
+    saved = [
+        visit.screenshot
+        for label in ("light", "dark")
+        for visit in page_visits.phone(language, label)
+        if visit.screenshot is not None
+    ]
+    assert len(saved) == 2 * len(reading_pages(site_root, language))
     assert all(path.stat().st_size > 10_000 for path in saved)

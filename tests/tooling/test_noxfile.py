@@ -87,6 +87,17 @@ def test_source_only_packages_resolve_alone_without_only_binary(noxfile) -> None
     assert commands[0][-2:] == ["--only-binary=:all:", "furo==1"]
     assert commands[1][-2:] == ["--no-deps", "jieba==0.42.1"]
     assert all(command[command.index("--python-version") + 1] == "3.12" for command in commands)
+    assert not any(noxfile.FAST_DEPS in command for command in commands)
+
+
+def test_fast_deps_reads_metadata_only_and_resolves_the_same_set(noxfile) -> None:
+    """fast-deps changes how pip reads a wheel's dependencies, not what it resolves."""
+    plain = noxfile.resolution_commands("py", "3.12", ["jieba==0.42.1", "furo==1"], "/t")
+    fast = noxfile.resolution_commands(
+        "py", "3.12", ["jieba==0.42.1", "furo==1"], "/t", fast_deps=True
+    )
+    assert all(noxfile.FAST_DEPS in command for command in fast)
+    assert [[a for a in c if a != noxfile.FAST_DEPS] for c in fast] == plain
 
 
 def test_a_deep_checkout_keeps_socket_folders_short(noxfile, tmp_path) -> None:

@@ -29,7 +29,7 @@ from babel.messages.extract import extract_from_file
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
-from compperf_docs.code_comments import example_comments
+from compperf_docs.languages.code_comments import example_comments
 
 __all__ = ["COMMENT_CONTEXT", "KEYWORDS", "sources", "template", "update"]
 

@@ -42,7 +42,7 @@ def cxx_compiler() -> str | None:
 
 
 def _check_fonts(languages: list[Any], report: Preflight) -> None:
-    from compperf_docs import figures
+    from compperf_docs.languages import figures
 
     for language in languages:
         if language.font == "DejaVu Sans":  # matplotlib's own

@@ -11,7 +11,7 @@ Three steps, each a ``nox -s docs`` option (see README):
 3. ``-D compperf_reuse_outputs=1`` builds from the merged outputs: it stops before anything
    runs when an example has no current outputs, and fails if a MyST notebook executed.
 
-Why one module of about 380 lines: the three steps share one definition of "current
+Why one module of about 400 lines: the three steps share one definition of "current
 outputs" (:func:`chapter_status`, :func:`stale_reasons`), which the merge, the build's
 refusal and the command line must agree on.
 """
@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 
 from sphinx.errors import ConfigError, ExtensionError
 from sphinx.util import logging
+
+from compperf_docs import order
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -46,6 +48,7 @@ __all__ = [
     "record_notebook_cache",
     "require_outputs",
     "restrict_execution",
+    "setup",
     "stale_reasons",
 ]
 
@@ -78,7 +81,7 @@ def chapter_status(
         Its generated gallery folder (``docs/auto_examples/<chapter>``) in some build.
     complete : bool
         Also require what the other languages are made from: the recorded messages and
-        a pickle of each figure (:func:`compperf_docs.recorded.outputs_complete`).
+        a pickle of each figure (:func:`compperf_docs.execute.recorded.outputs_complete`).
 
     Returns
     -------
@@ -87,7 +90,7 @@ def chapter_status(
         now (sphinx-gallery's md5 stamp matches, and with ``complete`` nothing is
         missing), and the others.
     """
-    from compperf_docs import recorded
+    from compperf_docs.execute import recorded
 
     current, stale = [], []
     for source in sorted(examples.glob(_EXAMPLE_GLOB)):
@@ -102,7 +105,7 @@ def chapter_status(
 def stale_reasons(examples: Path, gallery: Path) -> dict[str, str]:
     """Why each example of a chapter whose md5 stamp is current still has no usable
     outputs in ``gallery`` (e.g. made with other package versions), by file name."""
-    from compperf_docs import recorded
+    from compperf_docs.execute import recorded
 
     current, _ = chapter_status(examples, gallery, complete=False)
     found = {}
@@ -351,6 +354,17 @@ def merge(shards: list[Path], docs: Path, examples: Path) -> MergeReport:
     for shard in shards:
         report.notebooks += _merge_notebooks(shard / JUPYTER_CACHE, docs / JUPYTER_CACHE)
     return report
+
+
+def setup(app: Sphinx) -> dict[str, object]:
+    """Stage 2, sharded builds: which chapters execute, and a build that reuses merged outputs."""
+    app.add_config_value("compperf_chapters", "", "", types=(str, list))
+    app.add_config_value("compperf_reuse_outputs", False, "", types=(bool,))
+    app.connect("config-inited", restrict_execution, priority=order.CHAPTERS)
+    app.connect("builder-inited", require_outputs, priority=order.REQUIRE_OUTPUTS)
+    app.connect("builder-inited", record_notebook_cache, priority=order.REQUIRE_OUTPUTS)
+    app.connect("env-updated", check_outputs_reused)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,6 +6,10 @@ object is no longer what the workaround expects, :func:`slipped` warns by name (
 under ``-W``) instead of leaving a page silently English or broken; when the release that
 makes it removable is installed, :func:`announce_removable` says so at the start of the
 build.
+
+Why one module of about 360 lines: every lean on another project is here on purpose, one
+list (:data:`WORKAROUNDS`) and the patches it names, to be reviewed together at each
+upstream release; spread over the stages they serve they would be found one at a time.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from packaging.version import InvalidVersion, Version
 from sphinx.search.zh import SearchChinese
 from sphinx.util import logging
 
+from compperf_docs import order
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
@@ -35,6 +41,7 @@ __all__ = [
     "label_toctree_captions",
     "rewrite_first_notebook_cell",
     "rewrite_zip_member",
+    "setup",
     "slipped",
 ]
 
@@ -298,7 +305,7 @@ def _new_first_cell(path: Path, text: str, cell: str) -> str | None:
     if first.get("cell_type") != "code" or not isinstance(old, str) or _CELL_MARKER not in old:
         slipped(
             "notebook-first-cell",
-            f"{path} does not start with the install cell compperf_docs.gallery writes",
+            f"{path} does not start with the install cell compperf_docs.execute.gallery writes",
         )
         return None
     if old == cell.strip():
@@ -345,3 +352,13 @@ def rewrite_first_notebook_cell(folder: Path, cell: str) -> list[Path]:
     if changed:
         logger.info("compperf: new install cell in %d notebook(s) of %s", len(changed), folder)
     return changed
+
+
+def setup(app: Sphinx) -> dict[str, object]:
+    """Stage 5, every language: the upstream output the site rewrites; each warns when it slips."""
+    app.connect("builder-inited", announce_removable)
+    app.add_search_language(ChineseSearch)
+    app.connect("builder-inited", check_chinese_search)
+    app.connect("html-page-context", label_toctree_captions, priority=order.NAVIGATION_LABELS)
+    app.connect("html-page-context", focusable_code_blocks)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -127,6 +127,12 @@ def _page_only(url: str) -> str:
     return url.split("#")[0]
 
 
+def _back(page: Page) -> str:
+    """The page's URL after going back one step in its history (waiting for the load)."""
+    page.go_back(wait_until="load")
+    return page.url
+
+
 def switcher_problems(
     page: Page, site_url: str, language: str, path: str, others: list[str]
 ) -> list[str]:
@@ -142,9 +148,14 @@ def switcher_problems(
         statuses[_page_only(response.url)] = response.status
 
     problems = []
+    opened = False
     for other in others:
         target = f"{site_url}{other}/{path}"
-        page.goto(here)
+        # The page is opened once; after following a link the browser goes back to it
+        # (from its history), and loads it afresh only where going back does not lead there.
+        if not opened or (page.url != here and _back(page) != here):
+            page.goto(here)
+            opened = True
         links = page.evaluate(_LINKS_JS)
         index = next(
             (i for i, (href, shown) in enumerate(links) if shown and _page_only(href) == target),

@@ -24,7 +24,7 @@ __all__ = [
 
 # What a learner has before the notebook's first cell runs: torch and Jupyter's kernel.
 KERNEL_PACKAGES = ("ipykernel", "nbclient")
-# The first cell's install line, as compperf_docs.gallery.first_notebook_cell writes it.
+# The first cell's install line, as compperf_docs.execute.gallery.first_notebook_cell writes it.
 _PIP_MAGIC = re.compile(r"^%pip install (.+)$", re.MULTILINE)
 # IPython colours its tracebacks; the test report shows them as plain text.
 _ANSI_COLOURS = re.compile(r"\x1b\[[0-9;]*m")

@@ -96,7 +96,7 @@ def check_gallery_notebooks(app: Sphinx) -> None:
             for problem in notebook_problems(notebook):
                 logger.warning(
                     "%s: a Markdown cell that Jupyter would show as raw markup (%s); "
-                    "compperf_docs.notebook_markdown should convert it",
+                    "compperf_docs.publish.notebook_markdown should convert it",
                     notebook.name,
                     problem,
                     type="compperf",

@@ -29,7 +29,9 @@ __all__ = [
     "use_pinned_pandoc",
 ]
 
-_HERE = Path(__file__).resolve().parent / "pandoc"
+# compperf_docs/pandoc/, shared with languages/language_notebooks.py. The paths are part of
+# the notebook conversion recipe (execute/gallery.py): moved, every example would run again.
+_HERE = Path(__file__).resolve().parents[1] / "pandoc"
 READER = _HERE / "rst_sections.lua"
 FILTER = _HERE / "notebook_markdown.lua"
 # GitHub-flavoured Markdown, with $math$ (what Jupyter's MathJax reads) instead of
@@ -141,7 +143,7 @@ def pandoc_options(docs_dir: Path, pages_url: str | None) -> dict[str, list[str]
             # One line per paragraph: Jupyter wraps for its reader, and a table row that
             # pandoc wrapped (or kept wrapped) would stop being one row.
             "--wrap=none",
-            "--quiet",  # what it would warn about, compperf_docs.notebook_check reports
+            "--quiet",  # what it would warn about, compperf_docs.publish.notebook_check reports
             f"--metadata=compperf-links:{json.dumps(links)}",
             f"--metadata=compperf-substitutions:{json.dumps(substitutions)}",
         ],

@@ -1,8 +1,8 @@
 """How disturbed each example's run was: on its page, on the about page, in the build log.
 
-While the English build executes an example, :func:`compperf_docs.gallery.reset_state`
+While the English build executes an example, :func:`compperf_docs.execute.gallery.reset_state`
 watches the machine (:func:`compperf.watch`) and keeps the verdicts the example makes;
-:mod:`compperf_docs.recorded` writes both to ``<stem>.verdicts.json`` beside the page.
+:mod:`compperf_docs.execute.recorded` writes both to ``<stem>.verdicts.json`` beside the page.
 From that file, in every language (the zh_CN and ru builds execute nothing):
 
 - :class:`RunLine` adds a line after the page's running time: the machine's account of
@@ -29,7 +29,9 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from compperf_docs import i18n, recorded, shards
+from compperf_docs import order, shards
+from compperf_docs.execute import recorded
+from compperf_docs.languages import i18n
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -79,7 +81,7 @@ def example_runs(config: Config) -> Iterator[tuple[Path, str, dict[str, Any] | N
 class RunLine(SphinxTransform):
     """After an example page's running time, say how disturbed the machine was."""
 
-    default_priority = 16  # after GalleryFurniture (15) rewrote the running time
+    default_priority = order.RUN_LINE
 
     def apply(self, **kwargs: Any) -> None:
         if not self.env.docname.startswith(f"{shards.GALLERY_ROOT}/"):
@@ -182,7 +184,7 @@ def list_disturbed(app: Sphinx, exception: Exception | None) -> None:
 
 
 def setup(app: Sphinx) -> None:
-    """Wire this module's transform, directive and log (called by compperf_docs.setup)."""
+    """Wire this module's transform, directive and log (called by compperf_docs.execute.setup)."""
     app.add_transform(RunLine)
     app.add_directive("compperf-runs", ExampleRuns)
     app.connect("build-finished", list_disturbed)

@@ -4,9 +4,9 @@ A downloaded example is the published English ``.py`` with its words replaced. T
 (the module docstring and the ``# %%`` comment blocks, which sphinx-gallery turns into the
 page) is translated paragraph by paragraph with the page's Sphinx catalog, whose
 ``msgid`` is each paragraph, title or list item with its lines joined by spaces, as
-Sphinx extracts it (:mod:`compperf_docs.rst_text`). The comments in the code are
+Sphinx extracts it (:mod:`compperf_docs.languages.rst_text`). The comments in the code are
 translated with the example's compperf catalog (context ``comment``;
-:mod:`compperf_docs.code_comments` finds them as ``nox -s translations`` does), wrapped
+:mod:`compperf_docs.languages.code_comments` finds them as ``nox -s translations`` does), wrapped
 again at their indentation. The code stays as it is, except for one line after
 ``import compperf`` that selects the language.
 """
@@ -18,8 +18,8 @@ from pathlib import Path
 
 from sphinx_gallery.py_source_parser import _get_docstring_and_rest
 
-from compperf_docs.code_comments import comments
-from compperf_docs.rst_text import Lookup, dedent, fill, indent, translate_rst
+from compperf_docs.languages.code_comments import comments
+from compperf_docs.languages.rst_text import Lookup, dedent, fill, indent, translate_rst
 
 __all__ = ["LANGUAGE_LINE", "translate_code", "translate_script"]
 

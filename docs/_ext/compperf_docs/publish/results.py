@@ -3,7 +3,7 @@
 A results record (``compperf-results/1``, described in :mod:`compperf.records`) holds one
 machine's key figures for each example it ran. The build reads every record in the
 repository's ``results/`` folder (``results/<machine>.json``; nothing executes) and makes
-one more from its own examples' ``<stem>.figures.json`` (:mod:`compperf_docs.published`),
+one more from its own examples' ``<stem>.figures.json`` (:mod:`compperf_docs.publish.published`),
 written to ``<html folder of the language>/results-record.json`` for a maintainer to
 copy into ``results/``.
 
@@ -24,7 +24,7 @@ from sphinx import addnodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from compperf_docs.site import N_
+from compperf_docs.publish.site import N_
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -69,7 +69,7 @@ def _root(app: Sphinx) -> Path:
 def build_record(app: Sphinx) -> dict[str, Any] | None:
     """This build's own results record, from its examples' ``<stem>.figures.json``."""
     from compperf import records
-    from compperf_docs import published
+    from compperf_docs.publish import published
 
     made = []
     for gallery in map(Path, app.config.sphinx_gallery_conf.get("gallery_dirs", [])):

@@ -1,11 +1,11 @@
 """What the examples printed, shown in the page's language.
 
 An example page's output blocks (class ``sphx-glr-script-out``) hold what the English
-build printed. In a zh_CN or ru build, each recorded message (:mod:`compperf_docs.recorded`)
+build printed. In a zh_CN or ru build, each recorded message (:mod:`compperf_docs.execute.recorded`)
 whose English text fills whole lines of a block is replaced by its text in the page's
 language, with the same values: longest first, so a sentence that contains a shorter
 message is replaced as a whole. Raw data a program printed (tensors, tables, file names)
-is no message and stays as printed. :func:`compperf_docs.figures.draw_languages` has
+is no message and stays as printed. :func:`compperf_docs.languages.figures.draw_languages` has
 already stopped the build if a recorded message has no translation.
 """
 
@@ -18,7 +18,8 @@ from docutils import nodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
-from compperf_docs import recorded, shards
+from compperf_docs import order, shards
+from compperf_docs.execute import recorded
 
 __all__ = ["PrintedLanguage", "english_left", "replace_messages"]
 
@@ -93,7 +94,7 @@ def english_left(text: str, texts: dict[str, str]) -> list[str]:
 class PrintedLanguage(SphinxTransform):
     """Show an example page's printed messages in the page's language."""
 
-    default_priority = 800
+    default_priority = order.PRINTED_LANGUAGE
 
     def apply(self, **kwargs: Any) -> None:
         if self.config.language == "en" or not self.env.docname.startswith(
@@ -109,7 +110,7 @@ class PrintedLanguage(SphinxTransform):
 
         for catalog in sorted((i18n.LOCALES / self.config.language).rglob("*.mo")):
             self.env.note_dependency(str(catalog))
-        from compperf_docs.figures import translations
+        from compperf_docs.languages.figures import translations
 
         texts = translations(recording, self.config.language).texts
         for block in self._output_blocks():

@@ -1,9 +1,9 @@
 """The ``compperf-install`` directive: the pip command that installs what the downloads need.
 
 compperf is not on PyPI; each build publishes its wheel beside the language folders
-(``compperf_docs.site.wheel_url``), so the address depends on ``COMPPERF_SITE_URL``. The
+(``compperf_docs.publish.site.wheel_url``), so the address depends on ``COMPPERF_SITE_URL``. The
 directive writes the command for the site being built, the same packages as the first
-cell of every downloaded notebook (``compperf_docs.gallery.NOTEBOOK_EXTRAS``).
+cell of every downloaded notebook (``compperf_docs.execute.gallery.NOTEBOOK_EXTRAS``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
-from compperf_docs import gallery, site
+from compperf_docs.execute import gallery
+from compperf_docs.publish import site
 
 __all__ = ["InstallCommand", "install_command"]
 
@@ -19,7 +20,7 @@ __all__ = ["InstallCommand", "install_command"]
 def install_command(root_url: str) -> str:
     """The ``python -m pip install`` lines for the site served at ``root_url``.
 
-    The same installs as a notebook's first cell (:func:`compperf_docs.gallery.install_arguments`):
+    The same installs as a notebook's first cell (:func:`compperf_docs.execute.gallery.install_arguments`):
     the extras, then compperf from the site's wheel, installed again each time.
     """
     return "\n".join(

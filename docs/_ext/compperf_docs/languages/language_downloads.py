@@ -2,10 +2,10 @@
 
 In a build of another language than English (which executes nothing), this writes for
 every example of a chapter, from the published English ``.py`` (hidden lines already
-removed by :mod:`compperf_docs.downloads`)::
+removed by :mod:`compperf_docs.publish.downloads`)::
 
     auto_examples/_<lang>/<chapter>/<stem>.py      prose and comments translated
-                                                   (compperf_docs.download_text)
+                                                   (compperf_docs.languages.download_text)
     auto_examples/_<lang>/<chapter>/<stem>.ipynb   made from that .py as sphinx-gallery
                                                    makes the English one
     auto_examples/_<lang>/<chapter>/<stem>.zip     both
@@ -46,14 +46,10 @@ from sphinx.util import logging
 from sphinx_gallery.downloads import python_zip
 from sphinx_gallery.utils import zip_files
 
-from compperf_docs import (
-    download_text,
-    gallery,
-    language_notebooks,
-    notebook_markdown,
-    rst_text,
-    site,
-)
+from compperf_docs import order
+from compperf_docs.execute import gallery
+from compperf_docs.languages import download_text, language_notebooks, rst_text
+from compperf_docs.publish import notebook_markdown, site
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -150,7 +146,7 @@ def _examples(app: Sphinx, language: str) -> list[_Example]:
         for source in sorted(Path(examples).glob("*.py")):
             english = folder / source.name
             if not english.is_file():
-                continue  # compperf_docs.downloads already warns
+                continue  # compperf_docs.publish.downloads already warns
             docname = english.with_suffix("").resolve().relative_to(srcdir.resolve())
             found.append(
                 _Example(
@@ -305,7 +301,7 @@ class LanguageDownloads(SphinxTransform):
     """Point an example page's downloads at its language's files; translate its code comments."""
 
     # Before DoctreeReadEvent (880), whose listeners collect the download files.
-    default_priority = 870
+    default_priority = order.LANGUAGE_DOWNLOAD_LINKS
 
     def apply(self, **kwargs: object) -> None:
         language = self.config.language

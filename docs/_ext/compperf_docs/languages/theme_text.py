@@ -170,7 +170,7 @@ def translate_navigation(
 def translate_copyright(
     app: Sphinx, pagename: str, templatename: str, context: dict, doctree: object
 ) -> None:
-    """``copyright`` from conf.py, in the page's language (compperf_docs.i18n extracts it)."""
+    """``copyright`` from conf.py, in the page's language (compperf_docs.languages.i18n extracts it)."""
     if app.config.language != "en" and context.get("copyright"):
         context["copyright"] = _(context["copyright"])
 

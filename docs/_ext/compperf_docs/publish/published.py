@@ -8,8 +8,8 @@ a shard's folder). An English build runs an example again whose outputs lack it.
 
 Then :func:`embed_in_downloads` appends one code block to each example's ``.py``
 download and one code cell to its notebook, after sphinx-gallery and
-:mod:`compperf_docs.downloads` have written them and before the other languages' files
-are made from them (:mod:`compperf_docs.language_downloads` copies the block, which
+:mod:`compperf_docs.publish.downloads` have written them and before the other languages' files
+are made from them (:mod:`compperf_docs.languages.language_downloads` copies the block, which
 holds no prose and no comment, as it is)::
 
     # %%
@@ -39,8 +39,8 @@ from typing import TYPE_CHECKING, Any
 
 from sphinx.util import logging
 
-from compperf_docs import workarounds
-from compperf_docs.site import N_
+from compperf_docs import order, workarounds
+from compperf_docs.publish.site import N_
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -85,7 +85,7 @@ def record_figures(gallery_conf: dict, fname: str | None, when: str) -> None:
         return
     if fname is None or not gallery_conf.get("gallery_dirs"):
         return
-    from compperf_docs import gallery
+    from compperf_docs.execute import gallery
 
     folders = gallery._example_folders(gallery_conf, fname)
     if folders is None:
@@ -155,7 +155,7 @@ def with_block(text: str, code: str) -> str:
 def _notebook_with(text: str, code: str) -> str:
     """The notebook ``text`` ending with ``code`` as sphinx-gallery makes a last code block.
 
-    So a notebook made from the script (a translated one, :mod:`compperf_docs.language_notebooks`)
+    So a notebook made from the script (a translated one, :mod:`compperf_docs.languages.language_notebooks`)
     is the same notebook; an earlier pass's cell is replaced.
     """
     from sphinx_gallery.notebook import add_code_cell
@@ -237,14 +237,14 @@ def colab_folder(gallery: Path, language: str) -> Path:
 def write_colab_copies(app: Sphinx) -> None:
     """Copy this language's notebooks, with the Colab note, for the notebooks branch.
 
-    After :mod:`compperf_docs.language_downloads` has made the other languages' notebooks;
-    :func:`compperf_docs.colab.publish` takes them from here.
+    After :mod:`compperf_docs.languages.language_downloads` has made the other languages' notebooks;
+    :func:`compperf_docs.publish.colab.publish` takes them from here.
     """
     if app.builder.format != "html":
         return
     from sphinx.locale import _
 
-    from compperf_docs import language_downloads
+    from compperf_docs.languages import language_downloads
 
     language = app.config.language
     note = _(COLAB_NOTE)
@@ -266,10 +266,10 @@ def write_colab_copies(app: Sphinx) -> None:
 
 
 def setup(app: Sphinx) -> None:
-    """Connect the hooks (called from :func:`compperf_docs.setup`)."""
-    app.connect("config-inited", add_hook, priority=6)
-    app.connect("builder-inited", forget_outputs_without_figures, priority=411)
-    # After downloads.strip_hidden_lines (610), before language_downloads (620) ...
-    app.connect("builder-inited", embed_in_downloads, priority=615)
-    # ... and the copies Colab opens, after language_downloads made this language's notebooks.
-    app.connect("builder-inited", write_colab_copies, priority=625)
+    """Connect the hooks (called from :func:`compperf_docs.publish.setup`; order: ``order``)."""
+    app.connect("config-inited", add_hook, priority=order.GALLERY_RESET_HOOK)
+    app.connect(
+        "builder-inited", forget_outputs_without_figures, priority=order.FORGET_WITHOUT_FIGURES
+    )
+    app.connect("builder-inited", embed_in_downloads, priority=order.EMBED_PUBLISHED)
+    app.connect("builder-inited", write_colab_copies, priority=order.COLAB_COPIES)

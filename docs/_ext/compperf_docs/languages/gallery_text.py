@@ -20,7 +20,8 @@ from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
-from compperf_docs import i18n, workarounds
+from compperf_docs import order, workarounds
+from compperf_docs.languages import i18n
 
 __all__ = ["GalleryFurniture", "GalleryThumbnails", "timing_text"]
 
@@ -78,7 +79,7 @@ class GalleryFurniture(SphinxTransform):
     too: they show the linked page's title, translated in that page's catalog.
     """
 
-    default_priority = 15  # before Locale (20), so that it never looks these up
+    default_priority = order.GALLERY_FURNITURE
 
     def apply(self, **kwargs: Any) -> None:
         if any("sphx-glr" in " ".join(n["classes"]) for n in self.document.findall(nodes.Element)):
@@ -101,7 +102,7 @@ class GalleryFurniture(SphinxTransform):
 
     def _unknown(self, node: nodes.Node, what: str) -> None:
         logger.warning(
-            "sphinx-gallery wrote %s that compperf_docs.gallery_text does not know: %r; "
+            "sphinx-gallery wrote %s that compperf_docs.languages.gallery_text does not know: %r; "
             "teach it the new wording so that every language gets it",
             what,
             node.astext(),
@@ -158,7 +159,7 @@ class GalleryThumbnails(SphinxPostTransform):
     own translated title and first paragraph are used instead.
     """
 
-    default_priority = 5  # before the references are resolved: pending_xref names the page
+    default_priority = order.GALLERY_THUMBNAILS
     formats = ("html",)
 
     def run(self, **kwargs: Any) -> None:

@@ -3,7 +3,7 @@
 Colab opens notebooks from GitHub
 (``https://colab.research.google.com/github/<owner>/<repo>/blob/<ref>/<path>``). The
 deployment workflow publishes every built notebook to a branch of the repository
-(:func:`publish`, run as ``python docs/_ext/compperf_docs/colab.py publish DEST``), one
+(:func:`publish`, run as ``python docs/_ext/compperf_docs/publish/colab.py publish DEST``), one
 folder per source revision, so that a page always opens the notebook it was built with::
 
     <notebooks branch>/<revision>/<language>/<chapter>/<stem>.ipynb
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if __package__ in (None, ""):  # run as a script by the workflow
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import compperf_project
 
@@ -57,7 +57,7 @@ COLAB = "https://colab.research.google.com/github/"
 _DEFAULT_BRANCH = "notebooks"
 
 
-def N_(message: str) -> str:  # a UI message (sphinx.po), as compperf_docs.site.N_
+def N_(message: str) -> str:  # a UI message (sphinx.po), as compperf_docs.publish.site.N_
     return message
 
 
@@ -141,7 +141,7 @@ def built_notebook(docs: Path, language: str, chapter: str, stem: str) -> Path:
     """Where a build leaves the copy of a notebook that Colab opens (with the runtime note).
 
     ``docs/auto_examples/_colab/<language>/<chapter>/<stem>.ipynb``, written by
-    :func:`compperf_docs.published.write_colab_copies` in each language's build.
+    :func:`compperf_docs.publish.published.write_colab_copies` in each language's build.
     """
     return docs / "auto_examples" / "_colab" / language / chapter / f"{stem}.ipynb"
 
@@ -210,7 +210,7 @@ def add_button(
 
 
 def setup(app: Sphinx) -> None:
-    """Connect the button (called from :func:`compperf_docs.setup`)."""
+    """Connect the button (called from :func:`compperf_docs.publish.setup`)."""
     app.connect("html-page-context", add_button)
 
 
@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=["publish"])
     parser.add_argument("destination", type=Path)
     parser.add_argument("--revision")
-    parser.add_argument("--docs", type=Path, default=Path(__file__).resolve().parents[2])
+    parser.add_argument("--docs", type=Path, default=Path(__file__).resolve().parents[3])
     args = parser.parse_args(argv)
     written = publish(args.docs, args.destination, args.revision)
     print(f"{len(written)} notebooks published under {args.destination}")

@@ -40,7 +40,7 @@ __all__ = [
 # Sphinx's own catalog name: templates' _() and sphinx.locale._ look up sphinx.mo.
 UI_CATALOG = "sphinx"
 # sphinx-gallery rewrites these with each run's timings: never extracted, never translated.
-_EXTENSION = Path(__file__).resolve().parent
+_EXTENSION = Path(__file__).resolve().parents[1]  # compperf_docs, every stage
 
 
 class LanguageBuildError(SphinxError):
@@ -170,7 +170,7 @@ def ui_message_sources() -> list[Path]:
     project's ``templates_path``, and furo ships no Chinese or Russian translations.
     """
     theme = _theme_package() / "theme"
-    return [*sorted(_EXTENSION.glob("*.py")), *sorted(theme.rglob("*.html"))]
+    return [*sorted(_EXTENSION.rglob("*.py")), *sorted(theme.rglob("*.html"))]
 
 
 def add_ui_messages(app: Sphinx) -> None:

@@ -2,12 +2,12 @@
 
 The English build executes every example once. While one runs, compperf records each
 message it prints or draws (:mod:`compperf.i18n`); afterwards
-:func:`compperf_docs.gallery.reset_state` writes them beside the generated page::
+:func:`compperf_docs.execute.gallery.reset_state` writes them beside the generated page::
 
     auto_examples/<chapter>/<stem>.messages.json
         {"example": "examples/<chapter>/<stem>.py", "records": [...]}
 
-and the figure scraper (:func:`compperf_docs.figures.scraper`) pickles each figure beside
+and the figure scraper (:func:`compperf_docs.languages.figures.scraper`) pickles each figure beside
 its PNG (``images/sphx_glr_<stem>_NNN.pickle``). The other languages render the page's
 printed sentences and figures from these files and execute nothing. The same reset also
 watches the machine while the example runs and keeps the verdicts it makes
@@ -17,7 +17,7 @@ watches the machine while the example runs and keeps the verdicts it makes
         {"example": ..., "seconds": 12.3, "disturbance": Disturbance.record(),
          "message": <record of str(disturbance)>, "verdicts": [Verdict.record(), ...]}
 
-(:mod:`compperf_docs.disturbed` shows it on the page, the about page and in the log).
+(:mod:`compperf_docs.execute.disturbed` shows it on the page, the about page and in the log).
 The account also names the versions of the packages that made the outputs
 (``"versions"``: torch, matplotlib, compperf, sphinx-gallery; :data:`VERSIONED`). A
 sharded build counts all of them among an example's outputs (:func:`outputs_complete`),
@@ -87,7 +87,7 @@ def versions() -> dict[str, str | None]:
 
 
 def write_run(gallery: Path, stem: str, example: str, run: Mapping[str, Any]) -> Path:
-    """Write an example's run account (:data:`compperf_docs.gallery.last_run`), with the
+    """Write an example's run account (:data:`compperf_docs.execute.gallery.last_run`), with the
     versions of the packages that made its outputs (:func:`versions`)."""
     path = run_path(gallery, stem)
     record = {"example": example, **run, "versions": versions()}

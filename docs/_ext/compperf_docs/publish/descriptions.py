@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 from docutils import nodes
 from sphinx import addnodes
 
+from compperf_docs import order
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
@@ -135,5 +137,5 @@ def describe_page(
 
 
 def setup(app: Sphinx) -> None:
-    """Before sphinxext-opengraph's own html-page-context handler (priority 500)."""
-    app.connect("html-page-context", describe_page, priority=400)
+    """Before sphinxext-opengraph's own html-page-context handler (``order.PAGE_DESCRIPTION``)."""
+    app.connect("html-page-context", describe_page, priority=order.PAGE_DESCRIPTION)

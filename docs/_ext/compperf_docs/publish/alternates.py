@@ -17,7 +17,7 @@ from xml.etree import ElementTree
 
 from sphinx.util import logging
 
-from compperf_docs import site
+from compperf_docs.publish import site
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -2,7 +2,7 @@
 
 Also what runs around each example (:func:`reset_state`: the state handover, the
 recording of messages and verdicts) and when an example must run again (another
-notebook conversion, lost records, other package versions). About 360 lines, because
+notebook conversion, lost records, other package versions). About 370 lines, because
 the settings and the hooks they name belong together.
 """
 
@@ -18,8 +18,11 @@ from typing import TYPE_CHECKING
 
 from sphinx.util import logging
 
-from compperf_docs import figures, notebook_markdown, recorded, site, workarounds
-from compperf_docs.site import N_
+from compperf_docs import workarounds
+from compperf_docs.execute import recorded
+from compperf_docs.languages import figures
+from compperf_docs.publish import notebook_markdown, site
+from compperf_docs.publish.site import N_
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -41,7 +44,7 @@ NOTEBOOK_EXTRAS = ("matplotlib", "graphviz")
 
 
 # The first cell's comment, a UI message (sphinx.po): a zh_CN or ru notebook says it in
-# its reader's language (compperf_docs.language_downloads).
+# its reader's language (compperf_docs.languages.language_downloads).
 INSTALL_NOTE = N_(
     "Installs what this notebook needs besides torch and Jupyter: compperf (from the "
     "site that published this notebook) and plotting helpers. Install torch first, in "
@@ -134,7 +137,7 @@ def forget_outputs_without_records(app: Sphinx) -> None:
 
     An example executed before its messages were recorded (or whose sidecar or figure
     pickles were lost), or with other versions of torch, matplotlib, compperf or
-    sphinx-gallery (:func:`compperf_docs.recorded.outputs_problem`), has current md5
+    sphinx-gallery (:func:`compperf_docs.execute.recorded.outputs_problem`), has current md5
     stamps, so sphinx-gallery would not run it; its stamp is deleted here. Only a build of the first language, which executes, and not
     one that must reuse merged outputs (it stops and names them instead).
     """
@@ -263,7 +266,7 @@ def reset_state(gallery_conf: dict, fname: str | None, when: str) -> None:
 
     It also records the messages the example prints and draws
     (:func:`compperf.i18n.start_recording`) and, after it, writes them to
-    ``<gallery folder>/<stem>.messages.json`` (:mod:`compperf_docs.recorded`): the
+    ``<gallery folder>/<stem>.messages.json`` (:mod:`compperf_docs.execute.recorded`): the
     other languages show them from there, without running the example again. It watches
     the machine while the example runs (:func:`compperf.watch`) and keeps the verdicts
     the example makes (:func:`compperf.verdicts.start_recording`), written to
@@ -345,12 +348,12 @@ def gallery_conf(
         # tables, roles and admonitions that Jupyter shows as such, not as raw reST.
         "pypandoc": notebook_markdown.pandoc_options(docs_dir, pages_url),
         "remove_config_comments": True,
-        "reset_modules": ("matplotlib", "compperf_docs.gallery.reset_state"),
+        "reset_modules": ("matplotlib", "compperf_docs.execute.gallery.reset_state"),
         "reset_modules_order": "both",
         "capture_repr": ("_repr_html_", "__repr__"),
         # sphinx-gallery's matplotlib scraper, which also pickles each figure so that the
         # other languages can draw it again with translated labels.
-        "image_scrapers": ("compperf_docs.figures.scraper",),
+        "image_scrapers": ("compperf_docs.languages.figures.scraper",),
         # A failing example fails the build; the summary names its file.
         "abort_on_example_error": False,
         "only_warn_on_example_error": False,

@@ -2,7 +2,7 @@
 
 :func:`notebook` gives the cells of :func:`sphinx_gallery.notebook.jupyter_notebook`
 (the install cell first, then a code cell per code block and a Markdown cell per text
-block), with the site's pandoc conversion (:mod:`compperf_docs.notebook_markdown`) and
+block), with the site's pandoc conversion (:mod:`compperf_docs.publish.notebook_markdown`) and
 one more filter, ``pandoc/notebook_language.lua``, from :func:`pandoc_options`. The text
 blocks of a notebook go through pandoc in one run instead of one run each.
 """
@@ -31,13 +31,13 @@ from sphinx_gallery.py_source_parser import (
 __all__ = ["LANGUAGE_FILTER", "notebook", "pandoc_options"]
 
 # Joins the lines of CJK paragraphs and titles admonitions in the language (see the file).
-LANGUAGE_FILTER = Path(__file__).resolve().parent / "pandoc" / "notebook_language.lua"
+LANGUAGE_FILTER = Path(__file__).resolve().parents[1] / "pandoc" / "notebook_language.lua"
 
 
 def pandoc_options(conf: dict, links: dict[str, list[str]] | None = None) -> dict:
     """The site's pandoc options, and the language's filter with Sphinx's admonition titles.
 
-    ``links`` (see :func:`compperf_docs.notebook_markdown.link_targets`) replaces the
+    ``links`` (see :func:`compperf_docs.publish.notebook_markdown.link_targets`) replaces the
     English pages' targets, so that a role leads to the page in the notebook's language.
     """
     options = dict(conf.get("pypandoc") or {})

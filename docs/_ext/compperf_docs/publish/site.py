@@ -17,7 +17,8 @@ from sphinx.errors import ConfigError
 from sphinx.locale import _
 from sphinx.util import logging
 
-from compperf_docs import i18n, workarounds
+from compperf_docs import workarounds
+from compperf_docs.languages import i18n
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
