@@ -1,6 +1,6 @@
 """Key figures and results records: what a run measured, kept to compare machines.
 
-Why one module of about 470 lines: the record's format is defined here once, and
+Why one module of about 490 lines: the record's format is defined here once, and
 everything that writes or reads it (the notes a run makes, the docs build's files, the
 learner's table, the command line) sits beside the definition, so that a change of the
 format is one edit in one file. The learner's comparison and the command line, its two
@@ -66,13 +66,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from compperf.figure_labels import CLAIMS, label
+
 __all__ = [
+    "CLAIMS",
     "FIGURES_FORMAT",
     "RESULTS_FORMAT",
     "comparable",
     "compare_published",
     "example_figures",
     "figures",
+    "label",
     "note_environment",
     "note_measurement",
     "note_verdict",
@@ -152,6 +156,15 @@ def _middle(low: float, high: float) -> float:
     return (low + high) / 2
 
 
+def _claim(claim: object) -> object:
+    """A verdict's claim as this run's reader reads it (claims are English keys)."""
+    if getattr(claim, "record", None):
+        return claim
+    from compperf.i18n import language
+
+    return label(str(claim), language())
+
+
 def note_verdict(record: Mapping[str, Any]) -> None:
     """Note a verdict's record (:meth:`compperf.Verdict.record`)."""
     low, high, value = record["low"], record["high"], record.get("value")
@@ -160,7 +173,7 @@ def note_verdict(record: Mapping[str, Any]) -> None:
     figure = {
         "key": _key(
             f"{_english(record['claim'])}: {_english(record['subject'])}",
-            f"{record['claim']}: {record['subject']}",
+            f"{_claim(record['claim'])}: {record['subject']}",
         ),
         "kind": "verdict",
         "value": float(value),
@@ -329,10 +342,16 @@ def _number(value: float, spec: str) -> str:
     return numerals.localize(format(value, spec), value, language())
 
 
-def _label(yours: Mapping[str, Any], theirs: Mapping[str, Any]) -> str:
-    """A row's key figure: the published key, or as this run's reader reads it if translated."""
-    label = _labels.get(yours["key"], yours["key"])
-    return theirs["key"] if label == yours["key"] else label
+def _label(yours: Mapping[str, Any], theirs: Mapping[str, Any], example: str | None) -> str:
+    """A row's key figure in the reader's language: the published key read through the
+    example's catalog and compperf's (:func:`label`), else as this run's reader read it."""
+    from compperf.i18n import MissingTranslation, language
+
+    try:
+        return label(theirs["key"], language(), example, strict=True)
+    except MissingTranslation:
+        shown = _labels.get(yours["key"], yours["key"])
+        return theirs["key"] if shown == yours["key"] else shown
 
 
 def _where(environment: Mapping[str, Any]) -> str:
@@ -372,7 +391,7 @@ def compare_published(published: Mapping[str, Any] | None, *, file: Any = None) 
             ratio = yours["value"] / theirs["value"] if theirs["value"] else float("nan")
             rows.append(
                 [
-                    _label(yours, theirs)[:48],
+                    _label(yours, theirs, published.get("example"))[:48],
                     _shown(theirs),
                     _shown(yours),
                     f"{_number(ratio, '.2f')}\N{MULTIPLICATION SIGN}",

@@ -235,6 +235,39 @@ def test_shipped_records_are_valid() -> None:
         assert any(entry["figures"] for entry in record["examples"].values()), path
 
 
+def test_results_pages_label_every_key_figure_in_the_readers_language() -> None:
+    """Each row of a Results page reads in the page's language: the key, made of the
+    example's messages and a claim, read back through the example's catalog and compperf's.
+    A key with a part nobody translated is named here (and warned about in the build)."""
+    from compperf_docs import results
+
+    from compperf import i18n
+
+    example = "asynchronous/plot_barriers_and_blockers"
+    key = "returns early: no blocker vs compperf.synchronize() on <device>"
+    assert results.figure_label(key, example, "en") == key
+    assert results.figure_label(key, example, "ru") == (
+        "возвращает управление раньше: без блокировки против compperf.synchronize() на <device>"
+    )
+    zh = results.figure_label(key, example, "zh_CN")
+    assert "提前返回" in zh, zh
+    assert "无阻塞操作" in zh, zh
+    assert "returns" not in zh, zh
+    assert results.figure_label("wait once, N=1", "asynchronous/plot_cost_model", "ru") == (
+        "одно ожидание, N=1"
+    )
+    untranslated = []
+    for path in sorted((ROOT / "results").glob("*.json")):
+        for name, entry in json.loads(path.read_text(encoding="utf-8"))["examples"].items():
+            for figure in entry["figures"]:
+                for language in ("zh_CN", "ru"):
+                    try:
+                        results.figure_label(figure["key"], name, language)
+                    except i18n.MissingTranslation as error:
+                        untranslated.append(f"{path.name}: {name}: {error}")
+    assert not untranslated, "\n".join(untranslated)
+
+
 def test_results_pages_write_numbers_and_units_the_readers_way() -> None:
     """A Results page's cells and column titles in the page's language: a Russian decimal
     comma, the time unit and the thread count in the reader's words."""

@@ -190,3 +190,47 @@ def test_translated_variant_names_make_the_published_keys() -> None:
         rows = [line for line in out.getvalue().splitlines() if label in line]
         assert len(rows) == 3, out.getvalue()  # its timing and two verdicts, in the reader's words
         assert sum(versus in row for row in rows) == 2, rows
+
+
+def test_comparison_table_names_claims_in_the_learners_language() -> None:
+    # A verdict's claim ("faster", "pays back") is an English key: the learner's table
+    # shows it in their words, as it shows the variants' names.
+    for language, words in (
+        ("ru", ("быстрее", "окупается", "медиана", "против")),
+        ("zh_CN", ("更快", "能回本", "中位数", "对比")),
+    ):
+        records.reset()
+        compperf.use_language("en")
+        _translated_comparison()
+        published = records.example_figures("c/plot_x")
+        records.reset()
+        compperf.use_language(language)
+        _translated_comparison()
+        out = io.StringIO()
+        compperf.compare_published(published, file=out)
+        text = out.getvalue()
+        assert all(word in text for word in words), text
+        assert "faster" not in text, text
+        assert "pays back" not in text, text
+
+
+def test_a_key_reads_back_through_the_examples_catalog() -> None:
+    label = records.label
+    example = "asynchronous/plot_cost_model"
+    assert label("wait once, N=32", "ru", example) == "одно ожидание, N=32"
+    assert label("wait once, N=32 #2", "zh_CN", example) == "只等待一次，N=32 #2"
+    assert (
+        label("faster: wait once, N=32 vs wait every step, N=32", "ru", example, strict=True)
+        == "быстрее: одно ожидание, N=32 против ожидание на каждом шаге, N=32"
+    )
+    assert label("faster: wait once, N=32", "en", example) == "faster: wait once, N=32"
+    # Code and devices read as they are; an English word never does.
+    assert label(".item()", "ru", "asynchronous/plot_barriers_and_blockers", strict=True) == (
+        ".item()"
+    )
+    with pytest.raises(compperf.i18n.MissingTranslation, match="no ru translation"):
+        label("faster: some words nobody translated", "ru", example, strict=True)
+    assert label("some words", "ru", example) == "some words"  # without strict: English
+    for claim in records.CLAIMS:  # every claim a verdict makes has its words
+        for language in ("ru", "zh_CN"):
+            assert label(claim, language, strict=True) != claim, (claim, language)

@@ -30,7 +30,14 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.environment import BuildEnvironment
 
-__all__ = ["BUILD_RECORD", "ResultsTable", "build_record", "machine_records", "setup"]
+__all__ = [
+    "BUILD_RECORD",
+    "ResultsTable",
+    "build_record",
+    "figure_label",
+    "machine_records",
+    "setup",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -229,7 +236,7 @@ class ResultsTable(SphinxDirective):
                 for figures in columns
             ]
             rows = [
-                [nodes.literal("", key)]
+                [nodes.literal("", self._label(key, example))]
                 + [_text(_shown(found.get(key), language)) for found in by_key]
                 for key in ordered
             ]
@@ -237,6 +244,32 @@ class ResultsTable(SphinxDirective):
                 _table([_text(_(HEADERS["figure"]))] + [_text(t) for t, _r in machines], rows)
             )
         return made
+
+    def _label(self, key: str, example: str) -> str:
+        """``key`` in the page's language (:func:`figure_label`); a key with no translation
+        is shown in English and warned about (the build fails under ``-W``)."""
+        from compperf import i18n
+
+        try:
+            return figure_label(key, example, self.config.language or "en")
+        except i18n.MissingTranslation as error:
+            logger.warning(
+                "%s (%s): translate its messages in the example's catalog or compperf's",
+                error,
+                example,
+                type="compperf",
+                subtype="untranslated-figure",
+                location=(self.env.docname, self.lineno),
+            )
+            return key
+
+
+def figure_label(key: str, example: str, language: str) -> str:
+    """A row's key figure in ``language``: read through ``example``'s catalog and compperf's
+    (:func:`compperf.records.label`). Raises ``MissingTranslation`` when a part has none."""
+    from compperf import records
+
+    return records.label(key, language, example, strict=True)
 
 
 def read_again(
