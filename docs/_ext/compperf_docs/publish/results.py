@@ -253,6 +253,9 @@ class ResultsTable(SphinxDirective):
         try:
             return figure_label(key, example, self.config.language or "en")
         except i18n.MissingTranslation as error:
+            if example.split("/")[0] in LABELS_NOT_YET_TRANSLATED:
+                logger.info("%s (%s): not yet translated (issue 26)", error, example)
+                return key
             logger.warning(
                 "%s (%s): translate its messages in the example's catalog or compperf's",
                 error,
@@ -262,6 +265,13 @@ class ResultsTable(SphinxDirective):
                 location=(self.env.docname, self.lineno),
             )
             return key
+
+
+# Chapters whose pages still give conclude() and measure() plain-English subjects, so that
+# their key figures have no msgid to be read back through (99 keys at the last count).
+# Each leaves this set once its subjects are made with compperf.tr; then a key without a
+# translation fails the build like any other.
+LABELS_NOT_YET_TRANSLATED = frozenset({"compilers", "distributed", "limits", "parallelism"})
 
 
 def figure_label(key: str, example: str, language: str) -> str:
