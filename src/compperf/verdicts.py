@@ -20,7 +20,7 @@ from typing import Any
 
 import torch
 
-from compperf import recording, records
+from compperf import figure_labels, recording, records
 from compperf.devices import as_device, synchronize, synchronizer
 from compperf.disturbance import Disturbance, watch
 from compperf.i18n import Text, paragraph, parts, tr
@@ -199,7 +199,11 @@ class Verdict:
             outcome = _outcome_words()[self.outcome]
             if self.disturbed and self.unclear:
                 outcome = tr("{outcome} (the machine was disturbed)", outcome=outcome)
-        values = {"claim": self.claim, "subject": self.subject, "outcome": outcome,
+            claim = self.claim
+            # compperf's own claims ("faster", "crossover", ...) are in its catalog.
+            if not isinstance(claim, Text) and claim in figure_labels.CLAIMS:
+                claim = tr(claim)
+        values = {"claim": claim, "subject": self.subject, "outcome": outcome,
                   "low": self.low, "high": self.high, "threshold": self.threshold}  # fmt: skip
         with parts():  # the line is recorded once, as a paragraph
             if self.low == self.high:

@@ -235,3 +235,13 @@ def test_measure_carries_its_disturbance():
     result = compperf.measure(lambda: None, device="cpu", min_run_time=0.01)
     assert isinstance(result.disturbance, compperf.Disturbance)
     assert result.disturbed == result.disturbance.disturbed
+
+
+def test_compperfs_own_claims_print_in_the_readers_language() -> None:
+    verdict = compperf.conclude("faster", "a vs b", 0.5, 0.8, below=1 / 1.05)
+    assert str(verdict).startswith("faster (a vs b): yes")
+    compperf.use_language("ru")
+    try:
+        assert str(verdict).startswith("быстрее (a vs b):")
+    finally:
+        compperf.use_language("en")
