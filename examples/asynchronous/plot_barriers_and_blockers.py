@@ -284,6 +284,8 @@ ax.barh(
     color=["#999999"] + ["#1f77b4"] * (len(results) - 1),
 )
 ax.invert_yaxis()
+for label in ax.get_yticklabels()[1:]:  # the blockers' names are code
+    label.set_fontfamily("monospace")
 ax.set_xlabel(compperf.tr("Python thread held per step (ms)"))
 ax.set_title(compperf.tr("Barriers and blockers on {device}", device=device))
 fig.tight_layout()
