@@ -36,7 +36,6 @@ LIMIT = 0.10
 # it), printing verdicts with print(verdict) and values with one-line labelled messages
 # ("{t:time}", "{b:bytes}"); then it leaves this list.
 NOT_YET_CONVERTED = {
-    "asynchronous/plot_async_matmul.py",
     "asynchronous/plot_backend_dependency_graph.py",
     "asynchronous/plot_barriers_and_blockers.py",
     "asynchronous/plot_cost_model.py",
