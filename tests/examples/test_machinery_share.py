@@ -38,7 +38,6 @@ LIMIT = 0.10
 NOT_YET_CONVERTED = {
     "asynchronous/plot_backend_dependency_graph.py",
     "asynchronous/plot_barriers_and_blockers.py",
-    "asynchronous/plot_cost_model.py",
     "compilers/plot_1_imperative_symbolic.py",
     "compilers/plot_2_hybridize_mlp.py",
     "compilers/plot_3_when_compilation_pays.py",
