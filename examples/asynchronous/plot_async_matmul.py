@@ -113,7 +113,7 @@ print(compperf.tr("torch, synchronized: {t:time}", t=synchronized))
 # synchronized wall clock. ``elapsed_time`` returns milliseconds once the end
 # event has happened, so you wait for that event first. CUDA events need a CUDA
 # device: on a GPU the cell prints the device time of the loop, close to the
-# synchronized time above; on any other device it prints nothing.
+# synchronized time above; on any other device it prints what a GPU shows.
 
 # compperf: cuda-only
 if device.type == "cuda":
@@ -126,6 +126,8 @@ if device.type == "cuda":
     # elapsed_time is in milliseconds.
     seconds = start_event.elapsed_time(end_event) / 1e3
     print(compperf.tr("torch, CUDA events: {t:time}", t=seconds))
+else:
+    print(compperf.tr("CUDA events: on a GPU, about the synchronized time"))
 
 # %%
 # ``torch.utils.benchmark.Timer`` does all of this for you: it warms up, runs
@@ -315,13 +317,12 @@ plt.show()
 # 1. The loop below runs on the CPU, whatever device the page used, on a
 #    matrix of at most 384 x 384 (the size this page uses on a CPU). If the
 #    time until the loop returns and the time until the result is ready agree,
-#    there is no asynchrony to see. The first line below is the median time
-#    that reading the result added to the loop. The verdict's claim is "result
-#    ready when the loop returns", decided from ready / returned per run
-#    against 1.05: *yes* means the result was ready when the loop returned,
-#    because PyTorch's CPU operators do not run asynchronously; *no* that
-#    reading it added more than 5 % of the loop; *unclear* that this run
-#    cannot tell.
+#    there is no asynchrony to see. The verdict's claim is "result ready when
+#    the loop returns", decided from ready / returned per run (the time until
+#    the result was read over the time until the loop returned) against 1.05:
+#    *yes* means the result was ready when the loop returned, because
+#    PyTorch's CPU operators do not run asynchronously; *no* that reading it
+#    added more than 5 % of the loop; *unclear* that this run cannot tell.
 a_cpu = a_torch[:384, :384].cpu()
 torch_matmuls(a_cpu)  # A warm-up run, not timed.
 cpu_returned, cpu_ready = compperf.Timer(), compperf.Timer()
@@ -333,8 +334,6 @@ for _ in range(cpu_runs):
     cpu_returned.stop()
     b[0, 0].item()
     cpu_ready.stop()
-# Each run's wait: the time until the result was read, minus the loop's.
-cpu_waits = np.array(cpu_ready.times) - np.array(cpu_returned.times)
 cpu_ratio = compperf.Ratio.from_rounds(
     "ready", "returned", list(np.array(cpu_ready.times) / cpu_returned.times)
 )
@@ -346,8 +345,6 @@ cpu_synchronous = compperf.conclude(
     below=1.05,
     value=cpu_ratio.estimate,
 )
-wait = np.median(cpu_waits)
-print(compperf.tr("reading the result added: {t:time}", t=wait))
 print(cpu_synchronous)
 
 # %%
