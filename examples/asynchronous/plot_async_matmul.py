@@ -32,7 +32,8 @@ print(compperf.environment(device))
 # The work
 # --------
 # The work is ten products of one square matrix with itself, in float32 on both
-# sides. The matrix is larger on a GPU, so that the device has enough to do.
+# sides. The matrix is larger on a GPU, so that the device has enough to do:
+# 384 x 384 on a CPU, 2048 x 2048 on Apple MPS, 4096 x 4096 on CUDA.
 size = {"cpu": 384, "mps": 2048, "cuda": 4096}[device.type]
 repeats = 15
 # sphinx_gallery_start_ignore
@@ -43,15 +44,6 @@ if os.environ.get("COMPPERF_FAST") == "1":
     size, repeats = 128, 5
 # sphinx_gallery_end_ignore
 steps = 10
-print(
-    compperf.tr_plural(
-        "{n} product of a {size} x {size} float32 matrix on {device}",
-        "{n} products of a {size} x {size} float32 matrix on {device}",
-        steps,
-        size=size,
-        device=device,
-    )
-)
 
 rng = np.random.default_rng(0)
 a_numpy = rng.standard_normal((size, size), dtype=np.float32)
@@ -78,7 +70,7 @@ numpy_matmuls(a_numpy)
 start = time.perf_counter()
 numpy_matmuls(a_numpy)
 seconds = time.perf_counter() - start
-print(compperf.tr("numpy: {seconds:.4f} sec", seconds=seconds))
+print(compperf.tr("numpy: {t:time}", t=seconds))
 
 # %%
 # Naive and synchronized timing, the PyTorch way
@@ -88,9 +80,9 @@ print(compperf.tr("numpy: {seconds:.4f} sec", seconds=seconds))
 # ``torch.cuda.synchronize()`` on CUDA, or ``torch.accelerator.synchronize()``
 # for whichever accelerator this machine has (CUDA, MPS, ...). A CPU has no
 # queue to wait for, and ``torch.accelerator.synchronize()`` would raise an
-# error there, so ``wait_for_device`` checks first. Compare the two lines and
-# their ratio, but do not trust one run of each: a single run can be far off
-# on a busy machine, which is why a later section repeats the loop.
+# error there, so ``wait_for_device`` checks first. Compare the two lines,
+# but do not trust one run of each: a single run can be far off on a busy
+# machine, which is why a later section repeats the loop.
 
 
 def wait_for_device():
@@ -109,15 +101,8 @@ start = time.perf_counter()
 torch_matmuls(a_torch)
 wait_for_device()
 synchronized = time.perf_counter() - start
-print(compperf.tr("torch, naive: {seconds:.4f} sec", seconds=naive))
-print(
-    compperf.tr("torch, synchronized: {seconds:.4f} sec", seconds=synchronized)
-)
-print(
-    compperf.tr(
-        "synchronized / naive: {ratio:.2f}", ratio=synchronized / naive
-    )
-)
+print(compperf.tr("torch, naive: {t:time}", t=naive))
+print(compperf.tr("torch, synchronized: {t:time}", t=synchronized))
 
 # %%
 # CUDA events time the work on the GPU's own clock: an event records a
@@ -126,7 +111,9 @@ print(
 # the gaps where the device waited for Python to launch the next kernel, so a
 # loop bound by its launches shows about the same time in events as on the
 # synchronized wall clock. ``elapsed_time`` returns milliseconds once the end
-# event has happened, so you wait for that event first.
+# event has happened, so you wait for that event first. CUDA events need a CUDA
+# device: on a GPU the cell prints the device time of the loop, close to the
+# synchronized time above; on any other device it prints what a GPU shows.
 
 # compperf: cuda-only
 if device.type == "cuda":
@@ -138,42 +125,24 @@ if device.type == "cuda":
     end_event.synchronize()  # Wait until the device has passed the end event.
     # elapsed_time is in milliseconds.
     seconds = start_event.elapsed_time(end_event) / 1e3
-    print(
-        compperf.tr("torch, CUDA events: {seconds:.4f} sec", seconds=seconds)
-    )
+    print(compperf.tr("torch, CUDA events: {t:time}", t=seconds))
 else:
-    compperf.say(
-        "CUDA events need a CUDA device, and this page runs on {device}. "
-        "On a GPU this cell prints the device time of the loop, close to the "
-        "synchronized time above.",
-        device=device,
-    )
+    print(compperf.tr("CUDA events: on a GPU, about the synchronized time"))
 
 # %%
 # ``torch.utils.benchmark.Timer`` does all of this for you: it warms up, runs
 # the statement in blocks long enough to hide the clock's own cost,
 # synchronizes the accelerator at each clock read, and reports the median.
-# Give it the number of threads your code uses: its default is one.
-label = compperf.tr_plural(
-    "{n} product on {device}", "{n} products on {device}", steps, device=device
-)
+# Give it the number of threads your code uses: its default is one. The line
+# below gives its median and IQR for one loop.
 timer = torch.utils.benchmark.Timer(
     stmt="torch_matmuls(a)",
     globals={"torch_matmuls": torch_matmuls, "a": a_torch},
     num_threads=torch.get_num_threads(),
-    label=label,
 )
 measured = timer.blocked_autorange(min_run_time=0.2)
-print(
-    compperf.tr(
-        "Timer, {label}: median {median}, IQR {iqr} ({blocks} blocks of {calls} calls)",
-        label=label,
-        median=compperf.format_time(measured.median),
-        iqr=compperf.format_time(measured.iqr),
-        blocks=len(measured.times),
-        calls=measured.number_per_run,
-    )
-)
+m, iqr = measured.median, measured.iqr
+print(compperf.tr("Timer: median {m:time}, IQR {i:time}", m=m, i=iqr))
 
 # %%
 # compperf wraps the same steps in one line per measurement, and synchronizes
@@ -235,32 +204,31 @@ def row(times, description):
 returned_row = row(naive_times, compperf.tr("loop returned (naive)"))
 waited_row = row(wait_times, compperf.tr("then waited for the result"))
 ready_row = row(synchronized_times, compperf.tr("result ready (synchronized)"))
-print(
-    compperf.compare(
-        [returned_row, waited_row, ready_row],
-        title=compperf.tr_plural(
-            "{n} run on {device}, after {warmup} warm-up runs",
-            "{n} runs on {device}, after {warmup} warm-up runs",
-            repeats,
-            device=device,
-            warmup=warmup_runs,
-        ),
-    )
-)
+print(compperf.compare([returned_row, waited_row, ready_row]))
 print(watched.disturbance)
 
 
 # %%
-# The sentence below is chosen by compperf's verdict, not by two medians. Each
-# run gives the ratio of the synchronized time to the naive one; the median
-# of these ratios has a confidence interval, and the naive timer is enough
-# when the whole interval lies below 1.05 (waiting adds less than 5 %). An
-# interval that straddles 1.05 leaves the question open on this run.
+# Now let compperf's verdict decide, not two medians. Each run gives the ratio
+# of the synchronized time to the naive one; the median of these ratios has a
+# confidence interval. The verdict line prints the claim "result ready when
+# the loop returns", its outcome, the median ratio and its interval, against
+# the threshold 1.05 (waiting adds less than 5 %):
+#
+# * *yes*: the whole interval lies below 1.05. The naive and synchronized
+#   timings agree: the result was ready when the loop returned, and the
+#   operations ran synchronously.
+# * *no*: the whole interval lies at 1.05 or above. The work was still queued
+#   when Python went on, and a naive timer measures only how fast you queue
+#   work.
+# * *unclear*: the interval straddles 1.05 (or the machine was disturbed), and
+#   this run cannot tell; run the page again on a quieter machine.
 ratio = compperf.Ratio.from_rounds(
     "synchronized", "naive", list(synchronized_times / naive_times)
 )
+claim = compperf.tr("result ready when the loop returns")
 synchronous = compperf.conclude(
-    "result ready when the loop returns",
+    claim,
     str(device),
     ratio.low,
     ratio.high,
@@ -268,54 +236,18 @@ synchronous = compperf.conclude(
     disturbed=watched.disturbance.disturbed,
     value=ratio.estimate,
 )
-values = {
-    "device": device,
-    "naive": compperf.format_time(returned_row.median),
-    "synchronized": compperf.format_time(ready_row.median),
-    "ratio": ratio,
-}
-if synchronous.yes:
-    compperf.say(
-        "On {device} the naive and synchronized timings agree: the result was "
-        "ready when the loop returned ({naive} against {synchronized}; "
-        "synchronized / naive {ratio}). The operations ran synchronously.",
-        **values,
-    )
-elif synchronous.no:
-    compperf.say(
-        "On {device} the loop returned after {naive}, but the result was ready "
-        "only after {synchronized} (synchronized / naive {ratio}): the work was "
-        "still queued when Python went on. A naive timer measures only how fast "
-        "you queue work.",
-        **values,
-    )
-else:
-    compperf.say(
-        "On {device} it is unclear here whether the result was ready when the "
-        "loop returned: synchronized / naive {ratio} straddles 1.05. Run the "
-        "page again on a quieter machine.",
-        **values,
-    )
+print(synchronous)
 
 # %%
 # Which timing to trust
 # ---------------------
 # The single runs earlier on this page (the naive and synchronized cell, and
 # ``compperf.Benchmark``) each timed the loop once; any one of them can be far
-# off when the machine is busy or still warming up. Trust the medians of the
-# repeated runs above, and their IQR for how much a single run can vary.
-compperf.say(
-    "The synchronized loop took {single} in its single run and {benchmark} "
-    "in compperf.Benchmark; the median of {n} runs is {median} (quartiles "
-    "{q1} to {q3}). Trust the median: a single run lands anywhere in that "
-    "spread, or beyond it when the machine interrupts it.",
-    single=compperf.format_time(synchronized),
-    benchmark=compperf.format_time(synchronized_benchmark.elapsed),
-    n=repeats,
-    median=compperf.format_time(ready_row.median),
-    q1=compperf.format_time(float(np.percentile(synchronized_times, 25))),
-    q3=compperf.format_time(float(np.percentile(synchronized_times, 75))),
-)
+# off when the machine is busy or still warming up. Compare the single runs
+# of the synchronized loop they printed with the median of the repeated runs
+# in the table's last row. Trust the median, and the IQR beside it for how
+# much a single run can vary: a single run lands anywhere in that spread, or
+# beyond it when the machine interrupts it.
 
 # %%
 # How much of the machine that is
@@ -328,7 +260,7 @@ compperf.say(
 share = compperf.ceilings(device).peak_share(ready_row, steps * 2 * size**3)
 # A rate past the peak means the loop and the peak ran under different
 # conditions (load, sizes): the share is then unclear, and says so.
-compperf.say("The synchronized loop ran at {share}.", share=share)
+print(compperf.tr("synchronized loop: {s}", s=share))
 
 # %%
 # On a CUDA or MPS device, the naive time is how long it took to *queue* the
@@ -341,28 +273,18 @@ compperf.say("The synchronized loop ran at {share}.", share=share)
 fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
 runs = np.arange(1, warmup_runs + repeats + 1)
 shade = [0.35] * warmup_runs + [1.0] * repeats
-bottom = ax.bar(
-    runs, all_returned * 1e3, label=compperf.tr("until the loop returned")
-)
+bottom = ax.bar(runs, all_returned * 1e3, label=returned_row.description)
 top = ax.bar(
     runs,
     all_waited * 1e3,
     bottom=all_returned * 1e3,
-    label=compperf.tr("waiting for the result"),
+    label=waited_row.description,
 )
 for bar, alpha in zip([*bottom, *top], shade * 2, strict=True):
     bar.set_alpha(alpha)
 ax.axvspan(0.5, warmup_runs + 0.5, color="0.9", zorder=0)
 ax.set_xlabel(compperf.tr("run (the first ones warm up)"))
 ax.set_ylabel(compperf.tr("time (ms)"))
-ax.set_title(
-    compperf.tr_plural(
-        "{n} matrix product on {device}",
-        "{n} matrix products on {device}",
-        steps,
-        device=device,
-    )
-)
 fig.legend(loc="outside upper center", ncols=2)
 plt.show()
 
@@ -395,7 +317,12 @@ plt.show()
 # 1. The loop below runs on the CPU, whatever device the page used, on a
 #    matrix of at most 384 x 384 (the size this page uses on a CPU). If the
 #    time until the loop returns and the time until the result is ready agree,
-#    there is no asynchrony to see.
+#    there is no asynchrony to see. The verdict's claim is "result ready when
+#    the loop returns", decided from ready / returned per run (the time until
+#    the result was read over the time until the loop returned) against 1.05:
+#    *yes* means the result was ready when the loop returned, because
+#    PyTorch's CPU operators do not run asynchronously; *no* that reading it
+#    added more than 5 % of the loop; *unclear* that this run cannot tell.
 a_cpu = a_torch[:384, :384].cpu()
 torch_matmuls(a_cpu)  # A warm-up run, not timed.
 cpu_returned, cpu_ready = compperf.Timer(), compperf.Timer()
@@ -407,43 +334,18 @@ for _ in range(cpu_runs):
     cpu_returned.stop()
     b[0, 0].item()
     cpu_ready.stop()
-# Each run's wait: the time until the result was read, minus the loop's.
-cpu_waits = np.array(cpu_ready.times) - np.array(cpu_returned.times)
 cpu_ratio = compperf.Ratio.from_rounds(
     "ready", "returned", list(np.array(cpu_ready.times) / cpu_returned.times)
 )
 cpu_synchronous = compperf.conclude(
-    "result ready when the loop returns",
+    claim,
     "cpu",
     cpu_ratio.low,
     cpu_ratio.high,
     below=1.05,
+    value=cpu_ratio.estimate,
 )
-cpu_values = {
-    "gap": compperf.format_time(float(np.median(cpu_waits))),
-    "n": cpu_runs,
-    "ratio": cpu_ratio,
-}
-if cpu_synchronous.yes:
-    compperf.say(
-        "On the CPU the result was ready when the loop returned: reading it "
-        "added {gap} (median of {n} runs; ready / returned {ratio}). "
-        "PyTorch's CPU operators do not run asynchronously.",
-        **cpu_values,
-    )
-elif cpu_synchronous.no:
-    compperf.say(
-        "On the CPU reading the result added {gap} (median of {n} runs; ready "
-        "/ returned {ratio}), more than 5 % of the loop.",
-        **cpu_values,
-    )
-else:
-    compperf.say(
-        "On the CPU it is unclear here whether reading the result adds more "
-        "than 5 % of the loop: it added {gap} (median of {n} runs; ready / "
-        "returned {ratio}).",
-        **cpu_values,
-    )
+print(cpu_synchronous)
 
 # %%
 # 2. The kernels are still running when the clock stops. Synchronize before
@@ -464,11 +366,4 @@ for threads in sorted({1, torch.get_num_threads()}):
         num_threads=threads,
     )
     median = cpu_timer.blocked_autorange(min_run_time=0.1).median
-    print(
-        compperf.tr_plural(
-            "{n} thread(s): {time} per loop",
-            "{n} thread(s): {time} per loop",
-            threads,
-            time=compperf.format_time(median),
-        )
-    )
+    print(compperf.tr("threads: {n}, per loop: {t:time}", n=threads, t=median))

@@ -33,8 +33,10 @@ print(compperf.environment(device))
 # wait once, the frontend works while the backend computes, and when ``t2`` is
 # the larger of ``t1`` and ``t2`` the loop costs ``t1 + N * t2 + t3``.
 #
-# The operation is ``y = x + 1`` on a vector that is larger on a GPU, so that
-# the backend has more to do than the frontend.
+# The operation is ``y = x + 1`` on a float32 vector that is larger on a GPU,
+# so that the backend has more to do than the frontend: ``2**15`` values on a
+# CPU, ``2**22`` on Apple MPS, ``2**24`` on CUDA. The loops run ``N`` of them,
+# ``N`` from 1 to 32 on a CPU and to 256 on a GPU.
 elements = {"cpu": 2**15, "mps": 2**22, "cuda": 2**24}[device.type]
 counts = (
     [1, 2, 4, 8, 16, 32, 64, 128, 256]
@@ -53,14 +55,6 @@ if os.environ.get("COMPPERF_FAST") == "1":
     budget = 0.1
 # sphinx_gallery_end_ignore
 x = torch.randn(elements, device=device)
-print(
-    compperf.tr(
-        "y = x + 1 on {elements} float32 values on {device}; N in {counts}",
-        elements=elements,
-        device=device,
-        counts=counts,
-    )
-)
 
 
 def wait_once(n):
@@ -124,8 +118,7 @@ comparisons = [
 ]
 once = [c.measurements[c.names[0]] for c in comparisons]
 every = [c.measurements[c.names[1]] for c in comparisons]
-title = compperf.tr("Total time per loop on {device}", device=device)
-print(compperf.compare(once + every, title=title))
+print(compperf.compare(once + every))
 
 # %%
 # Fitting the model
@@ -133,8 +126,11 @@ print(compperf.compare(once + every, title=title))
 # With ``t1`` and ``t3`` measured, the model of the loop that waits once has
 # one free number left: ``t2``. A least-squares fit on the relative error gives
 # it, so that short and long loops count alike. The loop that waits every step
-# gets its own fit, ``N * c``: the model says ``c = t1 + t2 + t3``. Below the
-# numbers you see how far each line is from the furthest measured point.
+# gets its own fit, ``N * c``: the model says ``c = t1 + t2 + t3``. The two
+# lines below give the fitted ``t2`` and ``c``, each with the worst error of
+# its model (``t1 + N * t2 + t3``, then ``N * c``): how far the model is from
+# its furthest measured point, as a share of that point. Hold ``c`` against
+# the sum of the fitted ``t2`` and the medians of ``t1`` and ``t3`` above.
 n = np.array(counts, dtype=float)
 once_median = np.array([m.median for m in once])
 every_median = np.array([m.median for m in every])
@@ -154,84 +150,53 @@ error_once = float(
     np.max(np.abs(t1 + n * t2 + t3 - once_median) / once_median)
 )
 error_every = float(np.max(np.abs(n * c - every_median) / every_median))
-print(
-    compperf.tr(
-        "t1 = {t1}, t2 = {t2} (fitted), t3 = {t3}",
-        t1=compperf.format_time(t1),
-        t2=compperf.format_time(t2),
-        t3=compperf.format_time(t3),
-    )
-)
-print(
-    compperf.tr(
-        "t1 + N*t2 + t3 against 'wait once': worst point off by {error:.0%}",
-        error=error_once,
-    )
-)
-print(
-    compperf.tr(
-        "c = {c} (fitted) against t1 + t2 + t3 = {total}",
-        c=compperf.format_time(c),
-        total=compperf.format_time(t1 + t2 + t3),
-    )
-)
-print(
-    compperf.tr(
-        "N*c against 'wait every step': worst point off by {error:.0%}",
-        error=error_every,
-    )
-)
+print(compperf.tr("t2 = {t:time}, worst error: {e:.0%}", t=t2, e=error_once))
+print(compperf.tr("c = {t:time}, worst error: {e:.0%}", t=c, e=error_every))
 
 # %%
 # What waiting every step costs
 # -----------------------------
-# The sentence below compares the two loops at the largest ``N``, from the
-# same interleaved comparison as the table's last rows: the median of the
-# per-round ratios, with its confidence interval, decides whether waiting
-# once is faster (by more than 5 %), not faster, or unclear on this run. On a
-# GPU the frontend prepares the next operation while the device computes, so
-# ``t1`` can hide behind ``t2`` in the loop that waits once. On a CPU, PyTorch
-# runs each operation before the call returns: nothing overlaps, and the
-# fitted ``t2`` already contains ``t1``.
+# Now let compperf's verdict compare the two loops at the largest ``N``, from
+# the same interleaved comparison as the table's last rows: the median of the
+# per-round ratios of waiting once over waiting every step, with its
+# confidence interval. The first line below gives the difference of the two
+# medians in the table per step: waiting every step minus waiting once,
+# divided by ``N``. The verdict line prints the claim "waiting once is
+# faster" at that ``N``, its outcome, the median ratio and its interval,
+# against the threshold ``1 / 1.05`` (faster by more than 5 %):
+#
+# * *yes*: the whole interval lies below the threshold. Waiting every step
+#   costs the difference above for each step.
+# * *no*: the whole interval lies at the threshold or above. Waiting once is
+#   not faster than waiting every step on this device.
+# * *unclear*: the interval straddles the threshold (or the machine was
+#   disturbed), and this run cannot tell.
+#
+# On a GPU the frontend prepares the next operation while the device computes,
+# so ``t1`` can hide behind ``t2`` in the loop that waits once. On a CPU,
+# PyTorch runs each operation before the call returns: nothing overlaps, and
+# the fitted ``t2`` already contains ``t1``.
 largest = comparisons[-1]
-once_name, every_name = largest.names
-faster = largest.faster(once_name, every_name)
+ratio = largest.ratio(*largest.names)
+faster = compperf.conclude(
+    compperf.tr("waiting once is faster, N={n}", n=counts[-1]),
+    str(device),
+    ratio.low,
+    ratio.high,
+    below=1 / 1.05,
+    disturbed=largest.disturbance.disturbed,
+    value=ratio.estimate,
+)
 extra = every[-1].median - once[-1].median
-cost = {
-    "largest": counts[-1],
-    "ratio": largest.ratio(once_name, every_name),
-    "once": compperf.format_time(once[-1].median),
-    "every": compperf.format_time(every[-1].median),
-    "extra": compperf.format_time(extra),
-    "per_step": compperf.format_time(extra / counts[-1]),
-}
+print(compperf.tr("difference per step: {t:time}", t=extra / counts[-1]))
 print(largest.disturbance)
-if faster.yes:
-    compperf.say(
-        "At N={largest}, waiting once takes {once} per loop and waiting every "
-        "step {every}, a ratio of {ratio}: waiting every step costs {extra} "
-        "more per loop, {per_step} per step.",
-        **cost,
-    )
-elif faster.no:
-    compperf.say(
-        "At N={largest}, waiting once is not faster than waiting every step: "
-        "{once} against {every} per loop, a ratio of {ratio}.",
-        **cost,
-    )
-else:
-    compperf.say(
-        "At N={largest}, it is unclear here whether waiting once is faster "
-        "than waiting every step: {once} against {every} per loop, a ratio of "
-        "{ratio}.",
-        **cost,
-    )
+print(faster)
 
 # %%
 # The figure puts the model over the measurements: points are medians, error
 # bars reach from the first to the third quartile (never below zero), lines
-# are the model. Both axes are logarithmic, so short and long loops fit on one
-# plot.
+# are the model, against ``N``, the operations per loop. Both axes are
+# logarithmic, so short and long loops fit on one plot.
 
 
 def quartile_bars(measurements):
@@ -263,20 +228,19 @@ ax.plot(
     grid,
     (t1 + grid * t2 + t3) * 1e6,
     color="C0",
-    label=compperf.tr("t1 + N t2 + t3 (model)"),
+    label=r"$t_1 + N t_2 + t_3$",
 )
 ax.plot(
     grid,
     grid * c * 1e6,
     color="C1",
     linestyle="--",
-    label=compperf.tr("N c (model)"),
+    label=r"$N c$",
 )
 ax.set_xscale("log", base=2)
 ax.set_yscale("log")
-ax.set_xlabel(compperf.tr("N, operations per loop"))
+ax.set_xlabel("$N$")
 ax.set_ylabel(compperf.tr("time per loop (µs)"))
-ax.set_title(compperf.tr("Cost model on {device}", device=device))
 fig.legend(loc="outside upper center", ncols=2)
 plt.show()
 
@@ -310,7 +274,9 @@ plt.show()
 #    computations. Otherwise the frontend is the bottleneck and the loop costs
 #    about ``10000 * t1 + t2 + t3``. The code below plays this pipeline through
 #    with this page's ``t1`` and ``t3``, once with the backend slower than the
-#    frontend (``t2 = 2 * t1``) and once faster (``t2 = t1 / 2``).
+#    frontend (``t2 = 2 * t1``: the condition holds) and once faster
+#    (``t2 = t1 / 2``: it does not). Each line gives the time the pipeline
+#    takes over the time the formula promises.
 
 
 def pipeline(n, t1, t2, t3):
@@ -322,37 +288,21 @@ def pipeline(n, t1, t2, t3):
     return done + t3
 
 
-for case, t2_case in (
-    (compperf.tr("backend slower"), 2 * t1),
-    (compperf.tr("frontend slower"), t1 / 2),
-):
+for t2_case in (2 * t1, t1 / 2):
     simulated = pipeline(10000, t1, t2_case, t3)
     formula = t1 + 10000 * t2_case + t3
-    holds = 10000 * t2_case > 9999 * t1
-    verdict = compperf.tr("holds") if holds else compperf.tr("does not hold")
-    print(
-        compperf.tr(
-            "{case}: pipeline {simulated}, t1 + 10000 t2 + t3 = {formula}, "
-            "condition {verdict}",
-            case=case,
-            simulated=compperf.format_time(simulated),
-            formula=compperf.format_time(formula),
-            verdict=verdict,
-        )
-    )
+    print(compperf.tr("pipeline / formula: {r:.2f}", r=simulated / formula))
 
 # %%
 # Where the condition holds, the pipeline and the formula agree; where it
 # fails, the formula promises less time than the pipeline needs.
 #
-# 2. The two models, with this page's numbers:
-compperf.say(
-    "On {device}, 10000 operations waiting once: about {once}; waiting every "
-    "step: about {every}.",
-    device=device,
-    once=compperf.format_time(t1 + 10000 * t2 + t3),
-    every=compperf.format_time(10000 * c),
-)
+# 2. The two models, with this page's numbers: waiting once costs about
+#    ``t1 + 10000 * t2 + t3``, waiting every step about ``10000 * c``.
+waiting_once = t1 + 10000 * t2 + t3
+waiting_every_step = 10000 * c
+print(compperf.tr("waiting once: {t:time}", t=waiting_once))
+print(compperf.tr("waiting every step: {t:time}", t=waiting_every_step))
 
 # %%
 # 3. With one element the backend has almost nothing to do: ``t2`` shrinks
