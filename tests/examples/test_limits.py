@@ -220,26 +220,13 @@ def test_moving_points_prints_what_each_comparison_decided():
     else:
         fused, eager = p["points"]["torch.compile"][0], p["points"]["eager"][0]
         assert fused == pytest.approx(4 * eager)  # the same FLOP on a quarter of the bytes
-        sentence = {
-            "yes": "fusion pays here",
-            "no": "fusion does not pay here",
-            "unclear": "unclear here whether fusion pays",
-        }[p["fusion"]["outcome"]]
-        assert sentence in text
-    sentence = {
-        "yes": "batching pays here",
-        "no": "batching does not pay here",
-        "unclear": "unclear here whether batching pays",
-    }[p["batching"]["outcome"]]
-    assert sentence in text
-    for verdict in p["dtypes"]:
-        smaller, larger = verdict["subject"].split(" vs ")
-        sentence = {
-            "yes": f"{smaller} is faster than {larger} here",
-            "no": f"{smaller} is not faster than {larger} here",
-            "unclear": f"unclear here whether {smaller} is faster than {larger}",
-        }[verdict["outcome"]]
-        assert sentence in text
+    # Each move prints compperf's verdict line, under the page's word for its claim.
+    moves = [p["batching"], *p["dtypes"]] + ([p["fusion"]] if p["fusion"] else [])
+    for verdict in moves:
+        assert verdict["claim"] == "faster"
+        assert f"faster ({verdict['subject']}): {verdict['outcome']}" in text
+    assert p["batching"]["subject"] == "1 x batch 64 vs 64 x batch 1"
+    assert [v["subject"] for v in p["dtypes"]] == ["float32 vs float64", "bfloat16 vs float32"]
     # Intensity of the dtype points: the same FLOP on 8, 4 and 2 bytes per value.
     points = p["points"]
     assert points["float32"][0] == pytest.approx(2 * points["float64"][0])
