@@ -138,11 +138,11 @@ for layer in (nn.Linear(512, 256), nn.Linear(256, 128), nn.Linear(128, 2)):
 
 with parts():
     operation = compperf.tr("operation")
-    header = [operation, "FlopCounterMode", compperf.tr("FLOP used")]
+    used, moved = compperf.tr("FLOP used"), compperf.tr("bytes")
 counts = [
     (op["name"], op["counted"], op["flops"], op["bytes"]) for op in operations
 ]
-print(table([*header, compperf.tr("bytes")], counts))
+print(table([operation, "FlopCounterMode", used, moved], counts))
 
 # %%
 # Under the roof
@@ -191,8 +191,9 @@ rows = [
     )
     for op, _, share, _, _ in results
 ]
-header = [operation, "FLOP/byte", "GFLOP/s", compperf.tr("roof")]
-print(table([*header, compperf.tr("share")], rows))
+with parts():
+    roof, part = compperf.tr("roof"), compperf.tr("share")
+print(table([operation, "FLOP/byte", "GFLOP/s", roof, part], rows))
 # The verdicts in a table of their own, so that each table fits 80 columns.
 with parts():
     said = {"yes": compperf.tr("yes"), "no": compperf.tr("no")}

@@ -200,12 +200,12 @@ xs = [p[0] for p in points.values()]
 span = [min(min(xs), limits.ridge) / 2, max(max(xs), limits.ridge) * 2]
 grid = [span[0] * (span[1] / span[0]) ** (i / 100) for i in range(101)]
 with parts():
-    header = [compperf.tr("variant"), "FLOP/byte", "GFLOP/s"]
+    variant, part = compperf.tr("variant"), compperf.tr("share of roof")
 rows = [
     (name, f"{i:.3f}", f"{f / 1e9:.2f}", f"{f / limits.roof(i):.0%}")
     for name, (i, f) in points.items()
 ]
-print(table([*header, compperf.tr("share of roof")], rows))
+print(table([variant, "FLOP/byte", "GFLOP/s", part], rows))
 fig, ax = plt.subplots(figsize=(7, 5))
 ax.plot(grid, [limits.roof(i) / 1e9 for i in grid], color="black")
 for name, (intensity, rate) in points.items():
