@@ -15,12 +15,14 @@ matplotlib``, and compperf as :ref:`run-yourself` explains.
 # -----------
 # The first line says which device and software produced every number below.
 
+import dataclasses
 import itertools
 
 import matplotlib.pyplot as plt
 import torch
 
 import compperf
+from compperf.i18n import parts, table
 
 CHAIN_SIZES = [2**k for k in range(4, 23, 2)]  # elements per tensor
 MATMUL_SIZES = [8, 16, 32, 64, 128, 256, 512]  # n of n x n @ n x n
@@ -52,7 +54,10 @@ print(compperf.environment(device))
 # so that a busy moment of the machine hits all sizes alike, and reports each
 # size's median time per call. On a CPU the page uses one thread: an operation
 # split over two threads waits for the slower one, and on a machine shared
-# with other work that wait would blur the regimes you are looking for.
+# with other work that wait would blur the regimes you are looking for. The
+# two tables give, per size, the median time per call in microseconds and
+# that time shared out over the work: per element for the chain, per
+# floating-point operation (FLOP) for the matrix product.
 
 
 def chain(x, out):
@@ -88,15 +93,22 @@ matmuls = compperf.interleave(
 )
 chain_times = [chains.measurements[str(n)].median for n in CHAIN_SIZES]
 matmul_times = [matmuls.measurements[str(n)].median for n in MATMUL_SIZES]
-print(compperf.tr("elements  chain, per call  per element"))
-for n, t in zip(CHAIN_SIZES, chain_times, strict=True):
-    print(f"{n:>8}  {compperf.format_time(t):>15}  {t / n * 1e9:8.3f} ns")
+with parts():
+    names = [compperf.tr("element-wise chain"), compperf.tr("matrix product")]
+    per_call = compperf.tr("µs per call")
+    per_element = compperf.tr("ns per element")
+    per_flop = compperf.tr("ns per FLOP")
+rows = [
+    (n, f"{t * 1e6:.1f}", f"{t / n * 1e9:.3f}")
+    for n, t in zip(CHAIN_SIZES, chain_times, strict=True)
+]
+print(table(["n", per_call, per_element], rows, title=names[0]))
 print()
-print(compperf.tr("     n  matmul, per call  per FLOP"))
-for n, t in zip(MATMUL_SIZES, matmul_times, strict=True):
-    print(
-        f"{n:>6}  {compperf.format_time(t):>16}  {t / (2 * n**3) * 1e9:8.4f} ns"
-    )
+rows = [
+    (n, f"{t * 1e6:.1f}", f"{t / (2 * n**3) * 1e9:.4f}")
+    for n, t in zip(MATMUL_SIZES, matmul_times, strict=True)
+]
+print(table(["n", per_call, per_flop], rows, title=names[1]))
 print()
 print(chains.disturbance)
 print(matmuls.disturbance)
@@ -111,7 +123,15 @@ print(matmuls.disturbance)
 # when the matrix product does 8× the operations)? The first size from which
 # the answer stays "yes" is where the work takes over from the overhead.
 # ``compperf.crossover`` decides it from the per-round ratios and their
-# intervals; where an interval straddles the threshold it says "unclear".
+# intervals.
+#
+# Each of the two lines below prints one such verdict, "the work dominates
+# from a size", with the interval of sizes it found. *yes*: the time follows
+# the work from a size between the two ends of the interval on; below it, the
+# fixed cost of a call dominates. *no*: no boundary inside the sizes measured
+# (the time follows the work everywhere, or nowhere). *unclear*: near the
+# boundary the rounds disagree about how the time grows, or the machine was
+# disturbed.
 
 
 def boundary(comparison, sizes, growth, subject):
@@ -123,31 +143,11 @@ def boundary(comparison, sizes, growth, subject):
     return compperf.crossover(sizes[1:], verdicts, subject=subject)
 
 
-chain_boundary = boundary(chains, CHAIN_SIZES, 4, "chain")
-matmul_boundary = boundary(matmuls, MATMUL_SIZES, 8, "matmul")
-with compperf.i18n.parts():
-    names = [compperf.tr("element-wise chain"), compperf.tr("matrix product")]
-for name, found in zip(names, (chain_boundary, matmul_boundary), strict=True):
-    if found.yes:
-        compperf.say(
-            "{name}: the time follows the work from a size between {low:,.0f} "
-            "and {high:,.0f} on; below it, the fixed cost of a call dominates",
-            name=name,
-            low=found.low,
-            high=found.high,
-        )
-    elif found.no:
-        compperf.say(
-            "{name}: no boundary inside the sizes measured (the time follows "
-            "the work everywhere, or nowhere)",
-            name=name,
-        )
-    else:
-        compperf.say(
-            "{name}: unclear here: near the boundary the rounds disagree "
-            "about how the time grows",
-            name=name,
-        )
+chain_boundary = boundary(chains, CHAIN_SIZES, 4, names[0])
+matmul_boundary = boundary(matmuls, MATMUL_SIZES, 8, names[1])
+claim = compperf.tr("the work dominates from a size")
+for found in (chain_boundary, matmul_boundary):
+    print(dataclasses.replace(found, claim=claim))
 
 # %%
 # The picture
@@ -156,8 +156,9 @@ for name, found in zip(names, (chain_boundary, matmul_boundary), strict=True):
 # fixed cost is shared by more elements, then flattens where memory sets the
 # pace. Bottom: the matrix product's time per floating-point operation (FLOP).
 # It falls over a longer range, because a larger product reuses each value
-# it loads more often, until arithmetic sets the pace. The shaded band marks
-# the sizes where the boundary lies, when the data found one.
+# it loads more often, until arithmetic sets the pace. Overhead, then
+# bandwidth on top; overhead, then compute below. The shaded band marks the
+# sizes where the boundary lies, when the data found one.
 
 fig, (left, right) = plt.subplots(2, 1, figsize=(7, 7), layout="constrained")
 left.plot(
@@ -167,8 +168,8 @@ left.plot(
 )
 left.set(
     xlabel=compperf.tr("elements per tensor"),
-    ylabel=compperf.tr("ns per element"),
-    title=compperf.tr("element-wise chain: overhead, then bandwidth"),
+    ylabel=per_element,
+    title=names[0],
 )
 right.plot(
     MATMUL_SIZES,
@@ -181,18 +182,13 @@ right.plot(
 )
 right.set(
     xlabel=compperf.tr("n (n x n matrices)"),
-    ylabel=compperf.tr("ns per FLOP"),
-    title=compperf.tr("matrix product: overhead, then compute"),
+    ylabel=per_flop,
+    title=names[1],
 )
 for ax, found in ((left, chain_boundary), (right, matmul_boundary)):
     ax.set(xscale="log", yscale="log")
     if found.yes:
         ax.axvspan(found.low, found.high, color="gray", alpha=0.3)
-        ax.annotate(
-            compperf.tr("boundary"),
-            (found.high, 0.9),
-            xycoords=("data", "axes fraction"),
-        )
 plt.show()
 
 # %%
@@ -223,20 +219,15 @@ plt.show()
 # ``c`` (the cost per element). Their ratio is the size at which both are
 # equal. The boundary test above asks for 2× per 4×: in this model
 # ``(t0 + 4 c n) / (t0 + c n) = 2`` at ``n = t0 / (2 c)``, so the larger of
-# the two sizes, ``4 n``, is twice the size where both costs are equal.
+# the two sizes, ``4 n``, is twice the size where both costs are equal. The
+# lines below give ``t0`` and ``c`` (per element) of this run, the size where
+# both costs are equal, and the size from which the model grows 2× per 4×.
 
 t0 = chain_times[0]
 c = (chain_times[-1] - t0) / (CHAIN_SIZES[-1] - CHAIN_SIZES[0])
-print(
-    compperf.tr(
-        "t0 = {t0}, c = {c:.3f} ns per element: t0 = c n at n = {n:,.0f}; "
-        "the model grows 2× per 4× from n = {m:,.0f} on",
-        t0=compperf.format_time(t0),
-        c=c * 1e9,
-        n=t0 / c,
-        m=2 * t0 / c,
-    )
-)
+print(compperf.tr("t0 = {t:time}, c = {c:.3f} ns", t=t0, c=c * 1e9))
+print(compperf.tr("t0 = c n at n = {n:,.0f}", n=t0 / c))
+print(compperf.tr("2× per 4× from n = {n:,.0f} on", n=2 * t0 / c))
 
 # %%
 # **2.** Larger. A kernel launch costs microseconds while a GPU moves

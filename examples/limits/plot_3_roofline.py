@@ -64,7 +64,9 @@ N = ELEMENTS or max(2**20, 2 * (limits.last_level_cache or 2**24) // 4)
 # exponential, sum, division). PyTorch has no byte counter on a CPU; the bytes
 # are what each operation must read and write at least: its inputs, weights
 # and outputs, each once. Real traffic is higher, so the intensity
-# (FLOP per byte) is an upper bound and the roof drawn for it too.
+# (FLOP per byte) is an upper bound and the roof drawn for it too. The table
+# shows, per operation, what ``FlopCounterMode`` counted, the FLOP the page
+# uses (the count by hand where the counter says zero) and the bytes.
 
 
 def counted_flops(fn):
@@ -134,15 +136,13 @@ for layer in (nn.Linear(512, 256), nn.Linear(256, 128), nn.Linear(128, 2)):
         )
     )
 
-print(
-    compperf.tr(
-        "operation             FlopCounterMode        FLOP used        bytes"
-    )
-)
-for op in operations:
-    print(
-        f"{op['name']:<22}{op['counted']:>15,}{op['flops']:>17,}{op['bytes']:>13,}"
-    )
+with parts():
+    operation = compperf.tr("operation")
+    used, moved = compperf.tr("FLOP used"), compperf.tr("bytes")
+counts = [
+    (op["name"], op["counted"], op["flops"], op["bytes"]) for op in operations
+]
+print(table([operation, "FlopCounterMode", used, moved], counts))
 
 # %%
 # Under the roof
@@ -150,32 +150,21 @@ for op in operations:
 # Each operation is timed with ``compperf.measure``. Its FLOP/s over the roof
 # at its intensity, ``min(peak, intensity x bandwidth)``, is the share of
 # the roof it reaches; the interval comes from the spread of its timed
-# blocks. Whether it is memory- or compute-bound is decided against the
-# ridge point's interval: "unclear" when its intensity lies inside it. The
-# last column says whether the operation reaches at least half of its roof.
-# A share above 100 % means that the bytes came from a cache, which is
-# faster than the memory bandwidth under the roof.
+# blocks. The first table gives the intensity, the FLOP/s reached, the roof
+# (both in GFLOP/s) and the share with its interval. A share above 100 % means
+# that the bytes came from a cache, which is faster than the memory bandwidth
+# under the roof.
+#
+# The second table holds two verdicts per operation. *memory-bound* is
+# decided against the ridge point's interval: *yes* when the intensity lies
+# below the whole interval, *no* when it lies at or above it, *unclear* when
+# it lies inside it. *below half* asks whether the operation reaches less
+# than half of its roof: *yes* when the whole share interval lies below
+# 50 %, *no* when it lies at 50 % or above, *unclear* when it reaches across
+# 50 %. Numbers measured while the machine was disturbed decide nothing: both
+# verdicts are then *unclear*. The line under the tables counts the
+# operations of each kind.
 
-with parts():
-    bound_words = {
-        "yes": compperf.tr("memory"),
-        "no": compperf.tr("compute"),
-        "unclear": compperf.tr("unclear"),
-    }
-    half_words = {
-        "yes": compperf.tr("below half"),
-        "no": compperf.tr("half or more"),
-        "unclear": compperf.tr("unclear"),
-    }
-    header = [
-        compperf.tr("operation"),
-        compperf.tr("FLOP/byte"),
-        compperf.tr("GFLOP/s"),
-        compperf.tr("roof"),
-        compperf.tr("share"),
-        compperf.tr("bound"),
-        compperf.tr("vs half"),
-    ]
 results = []
 for op in operations:
     m = compperf.measure(
@@ -199,23 +188,25 @@ rows = [
         f"{share.achieved / 1e9:.2f}",
         f"{share.roof / 1e9:.2f}",
         f"{share.share:.0%} ({share.share_low:.0%}-{share.share_high:.0%})",
-        bound_words[bound.outcome],
-        half_words[half.outcome],
     )
-    for op, _, share, bound, half in results
+    for op, _, share, _, _ in results
 ]
-# Two tables, so that each fits 80 columns: the measurements, then the verdicts.
-print(table(header[:5], [row[:5] for row in rows]))
-print(table([header[0], *header[5:]], [(row[0], *row[5:]) for row in rows]))
-memory_bound = sum(bound.yes for *_, bound, _ in results)
-compute_bound = sum(bound.no for *_, bound, _ in results)
-compperf.say(
-    "{memory} of {total} operations are memory-bound here, {compute} "
-    "compute-bound, the rest unclear",
-    memory=memory_bound,
-    compute=compute_bound,
-    total=len(results),
-)
+with parts():
+    roof, part = compperf.tr("roof"), compperf.tr("share")
+print(table([operation, "FLOP/byte", "GFLOP/s", roof, part], rows))
+# The verdicts in a table of their own, so that each table fits 80 columns.
+with parts():
+    said = {"yes": compperf.tr("yes"), "no": compperf.tr("no")}
+    said["unclear"] = compperf.tr("unclear")
+    claims = [compperf.tr("memory-bound"), compperf.tr("below half")]
+rows = [
+    (op["name"], said[bound.outcome], said[half.outcome])
+    for op, _, _, bound, half in results
+]
+print(table([operation, *claims], rows))
+memory = sum(bound.yes for *_, bound, _ in results)
+compute = sum(bound.no for *_, bound, _ in results)
+print(compperf.tr("{m} memory-bound, {c} compute-bound", m=memory, c=compute))
 
 # %%
 # The picture
@@ -262,7 +253,7 @@ ax.set(
     xscale="log",
     yscale="log",
     xlabel=compperf.tr("arithmetic intensity (FLOP/byte, upper bound)"),
-    ylabel=compperf.tr("GFLOP/s"),
+    ylabel="GFLOP/s",
     title=compperf.tr("roofline of {device}", device=device),
 )
 fig.tight_layout()
@@ -296,30 +287,22 @@ plt.show()
 # intensity halves and, under the same bandwidth, so do the FLOP/s.
 #
 # **2.** ``2 n³`` FLOP over ``12 n²`` bytes is ``n / 6`` FLOP per byte; it
-# equals the ridge point at ``n = 6 x ridge``.
+# equals the ridge point at ``n = 6 x ridge``, the size the line below gives
+# for this machine's ridge point.
 
-print(
-    compperf.tr(
-        "a float32 matrix product crosses the ridge point at n = {n:.0f}",
-        n=6 * limits.ridge,
-    )
-)
+print(compperf.tr("size at the ridge point: n = {n:.0f}", n=6 * limits.ridge))
 
 # %%
 # **3.** At batch 1 the layer does 2 x 512 x 512 FLOP and reads its 1 MiB
 # of weights once: memory-bound. Compare its time per call with the cost of
-# the smallest call that ``compperf.ceilings`` measured: that share is what
-# the fixed cost can explain, and the rest is reading the weights. Weights that fit a
-# cache come from it after the first call, which can put the point above the
-# memory roof.
+# the smallest call that ``compperf.ceilings`` measured, ``torch.add`` on one
+# element: the lines below give both times and the share of the first that
+# the second makes up. That share is what the fixed cost can explain, and the
+# rest is reading the weights. Weights that fit a cache come from it after
+# the first call, which can put the point above the memory roof.
 
 one = next(m for op, m, *_ in results if op["name"] == "Linear 512, batch 1")
-print(
-    compperf.tr(
-        "Linear 512, batch 1: {time} per call; one call of torch.add on one "
-        "element costs {overhead}, {share:.0%} of it",
-        time=compperf.format_time(one.median),
-        overhead=compperf.format_time(limits.overhead.value),
-        share=limits.overhead.value / one.median,
-    )
-)
+fixed = limits.overhead.value
+print(compperf.tr("Linear 512, batch 1: {t:time} per call", t=one.median))
+print(compperf.tr("torch.add, one element: {t:time}", t=fixed))
+print(compperf.tr("share of the fixed cost: {s:.0%}", s=fixed / one.median))

@@ -18,7 +18,15 @@ page says so and moves the other points.
 # As on the previous pages (:doc:`/auto_examples/limits/plot_2_ceilings`,
 # :doc:`/auto_examples/limits/plot_3_roofline`): the provenance, then the ceilings that
 # ``compperf.ceilings`` measured once in this process (one thread on a CPU).
+#
+# Each move below is decided by ``Comparison.faster``, which prints one line:
+# the claim "faster", the two variants, its outcome, the measured ratio of
+# their times and its interval, against the threshold ``1 / 1.05``. *yes*
+# when the whole interval lies below the threshold (the move saves more than
+# 5 % of the time), *no* when it lies at or above it, *unclear* when it
+# reaches across it or the machine was disturbed.
 
+import dataclasses
 import time
 import warnings
 
@@ -27,6 +35,7 @@ import torch
 from torch import nn
 
 import compperf
+from compperf.i18n import parts, table
 
 BATCH = 64
 BUDGET = 1.0  # seconds per comparison
@@ -48,6 +57,13 @@ limits = compperf.ceilings(device)
 print(limits)
 points = {}  # name: (intensity, FLOP/s)
 
+
+def faster(comparison, candidate, baseline):
+    """compperf's verdict on the move, with its claim in the reader's words."""
+    verdict = comparison.faster(candidate, baseline)
+    return dataclasses.replace(verdict, claim=compperf.tr("faster"))
+
+
 # %%
 # Fusion: one pass over memory instead of four
 # --------------------------------------------
@@ -58,7 +74,10 @@ points = {}  # name: (intensity, FLOP/s)
 # writes the result once, 8 bytes per element for the same 4 FLOP. The
 # intensity rises fourfold; whether the time falls is for the measurement to
 # say. The chapter :doc:`/auto_examples/compilers/index` shows how the graph is
-# captured.
+# captured. The first line below says how long the compilation took and
+# whether Inductor compiled from scratch or loaded its cache; where
+# ``torch.compile`` fails (on a CPU without a C++ compiler), it says why, the
+# chain stays unfused and the page moves the other points.
 
 
 def chain(x):
@@ -82,46 +101,19 @@ try:
             fused = torch.compile(chain)
             torch.testing.assert_close(fused(x), chain(x))
     variants["torch.compile"] = lambda: fused(x)
-    compperf.say(
-        "torch.compile fused the chain in {seconds:.1f} s ({cache})",
-        seconds=time.perf_counter() - start,
-        cache=cache,
-    )
+    took = time.perf_counter() - start
+    print(compperf.tr("torch.compile: {t:time} ({c})", t=took, c=cache))
 except torch._dynamo.exc.BackendCompilerFailed as error:  # No C++ compiler.
-    compperf.say(
-        "torch.compile failed here, so the chain stays unfused: {error}",
-        error=f"{type(error).__name__}: {str(error).splitlines()[0]}",
-    )
+    reason = f"{type(error).__name__}: {str(error).splitlines()[0]}"
+    print(compperf.tr("torch.compile failed here: {e}", e=reason))
 
 fusion = compperf.interleave(variants, device=device, budget=BUDGET)
 bytes_moved = {"eager": 4 * 8 * n, "torch.compile": 8 * n}
 for name in variants:
     share = limits.share(fusion.measurements[name], 4 * n, bytes_moved[name])
     points[name] = (share.intensity, share.achieved)
-    print(
-        compperf.tr(
-            "{name}: {intensity:.3f} FLOP/byte, {rate:.2f} GFLOP/s, "
-            "{share:.0%} of its roof",
-            name=name,
-            intensity=share.intensity,
-            rate=share.achieved / 1e9,
-            share=share.share,
-        )
-    )
 if "torch.compile" in variants:
-    verdict = fusion.faster("torch.compile", "eager")
-    ratio = fusion.ratio("torch.compile", "eager")
-    if verdict.yes:
-        compperf.say(
-            "fusion pays here: the fused chain takes {ratio}", ratio=ratio
-        )
-    elif verdict.no:
-        compperf.say(
-            "fusion does not pay here: the fused chain takes {ratio}",
-            ratio=ratio,
-        )
-    else:
-        compperf.say("unclear here whether fusion pays ({ratio})", ratio=ratio)
+    print(faster(fusion, "torch.compile", "eager"))
 
 # %%
 # Batching: one call for many samples
@@ -154,19 +146,7 @@ for name, calls, batch in (
         calls * (weights + 2 * batch * 512 * 4),
     )
     points[name] = (share.intensity, share.achieved)
-verdict = batching.faster("1 x batch 64", "64 x batch 1")
-ratio = batching.ratio("1 x batch 64", "64 x batch 1")
-if verdict.yes:
-    compperf.say(
-        "batching pays here: one batch of 64 takes {ratio}", ratio=ratio
-    )
-elif verdict.no:
-    compperf.say(
-        "batching does not pay here: one batch of 64 takes {ratio}",
-        ratio=ratio,
-    )
-else:
-    compperf.say("unclear here whether batching pays ({ratio})", ratio=ratio)
+print(faster(batching, "1 x batch 64", "64 x batch 1"))
 
 # %%
 # The dtype: fewer bytes, and another roof
@@ -196,29 +176,7 @@ for name, dtype in dtypes.items():
     )
     points[name] = (share.intensity, share.achieved)
 for smaller, larger in (("float32", "float64"), ("bfloat16", "float32")):
-    verdict = precision.faster(smaller, larger)
-    ratio = precision.ratio(smaller, larger)
-    if verdict.yes:
-        compperf.say(
-            "{smaller} is faster than {larger} here: {ratio}",
-            smaller=smaller,
-            larger=larger,
-            ratio=ratio,
-        )
-    elif verdict.no:
-        compperf.say(
-            "{smaller} is not faster than {larger} here: {ratio}",
-            smaller=smaller,
-            larger=larger,
-            ratio=ratio,
-        )
-    else:
-        compperf.say(
-            "unclear here whether {smaller} is faster than {larger} ({ratio})",
-            smaller=smaller,
-            larger=larger,
-            ratio=ratio,
-        )
+    print(faster(precision, smaller, larger))
 
 # %%
 # The picture
@@ -227,7 +185,10 @@ for smaller, larger in (("float32", "float64"), ("bfloat16", "float32")):
 # eager chain to the fused one, from 64 single-sample calls to one batch, and
 # from float64 through float32 to bfloat16. An arrow that points up and to
 # the right is the move the section above describes; one that points down
-# means that the move cost time on this machine.
+# means that the move cost time on this machine. The table gives each point:
+# its intensity, the FLOP/s it reached and their share of the float32 roof at
+# that intensity (for the float64 and bfloat16 points a rough guide only: see
+# exercise 3).
 
 moves = [
     ("eager", "torch.compile"),
@@ -238,6 +199,13 @@ moves = [
 xs = [p[0] for p in points.values()]
 span = [min(min(xs), limits.ridge) / 2, max(max(xs), limits.ridge) * 2]
 grid = [span[0] * (span[1] / span[0]) ** (i / 100) for i in range(101)]
+with parts():
+    variant, part = compperf.tr("variant"), compperf.tr("share of roof")
+rows = [
+    (name, f"{i:.3f}", f"{f / 1e9:.2f}", f"{f / limits.roof(i):.0%}")
+    for name, (i, f) in points.items()
+]
+print(table([variant, "FLOP/byte", "GFLOP/s", part], rows))
 fig, ax = plt.subplots(figsize=(7, 5))
 ax.plot(grid, [limits.roof(i) / 1e9 for i in grid], color="black")
 for name, (intensity, rate) in points.items():
@@ -263,10 +231,8 @@ ax.set(
     xscale="log",
     yscale="log",
     xlabel=compperf.tr("arithmetic intensity (FLOP/byte, upper bound)"),
-    ylabel=compperf.tr("GFLOP/s"),
-    title=compperf.tr(
-        "moving points on the roofline of {device}", device=device
-    ),
+    ylabel="GFLOP/s",
+    title=compperf.tr("moving points on the roofline of {d}", d=device),
 )
 fig.tight_layout()
 plt.show()
@@ -295,13 +261,13 @@ plt.show()
 # -------
 # **1.** ``k`` operations on one float32 input and one output: ``k`` FLOP per
 # element over 8 bytes, ``k / 8`` FLOP per byte, against ``1 / 8`` per kernel
-# unfused. Fusion multiplies the intensity by ``k`` at most.
+# unfused. Fusion multiplies the intensity by ``k`` at most. The line below
+# gives the intensity of this page's four operations, unfused and fused.
 
+unfused, fused = (4 * n / bytes_moved[k] for k in ("eager", "torch.compile"))
 print(
     compperf.tr(
-        "four operations: {eager:.3f} FLOP/byte unfused, {fused:.3f} fused",
-        eager=4 * n / bytes_moved["eager"],
-        fused=4 * n / bytes_moved["torch.compile"],
+        "FLOP/byte: {u:.3f} unfused, {f:.3f} fused", u=unfused, f=fused
     )
 )
 

@@ -56,7 +56,7 @@ PROBES = {
         "bounds": [b.outcome for *_, b, _ in results],
         "bounds_disturbed": [b.disturbed for *_, b, _ in results],
         "halves": [[h.outcome, h.low, h.high, h.disturbed] for *_, h in results],
-        "memory_bound": memory_bound, "compute_bound": compute_bound,
+        "memory_bound": memory, "compute_bound": compute,
         "figures": len(plt.get_fignums()),
     }""",
     "plot_4_moving_a_point.py": """{
@@ -116,19 +116,19 @@ def test_three_regimes_boundaries_follow_the_verdicts():
     assert len(p["chain_times"]) == len(p["chain_sizes"])
     assert all(t > 0 for t in p["chain_times"] + p["matmul_times"])
     text = prose(run.stdout)
+    names = {"chain": "element-wise chain", "matmul": "matrix product"}
     for key in ("chain", "matmul"):
         found = p[key]
         assert found["claim"] == "crossover"
+        assert found["subject"] == names[key]
         sizes = p[f"{key}_sizes"][1:]
         if found["outcome"] == "yes":
             assert found["low"] < found["high"]
             assert found["low"] in sizes
             assert found["value"] == found["high"]
-            assert "the time follows the work from a size between" in text
-        elif found["outcome"] == "unclear":
-            assert "unclear here: near the boundary" in text
-        else:
-            assert "no boundary inside the sizes measured" in text
+        # The verdict's own line, under the page's name for its claim.
+        line = f"the work dominates from a size ({names[key]}): {found['outcome']}"
+        assert line in text
     # The fit of exercise 1: t0 is the smallest size's time, c the slope to the largest.
     slope = (p["chain_times"][-1] - p["chain_times"][0]) / (
         p["chain_sizes"][-1] - p["chain_sizes"][0]
@@ -192,9 +192,18 @@ def test_roofline_counts_places_and_decides_each_operation():
         assert half[0] == ("unclear" if half[3] else expected)
     assert p["memory_bound"] == p["bounds"].count("yes")
     assert p["compute_bound"] == p["bounds"].count("no")
-    assert f"{p['memory_bound']} of {len(p['names'])} operations are memory-bound" in prose(
-        run.stdout
-    )
+    counts = f"{p['memory_bound']} memory-bound, {p['compute_bound']} compute-bound"
+    assert counts in prose(run.stdout)
+    # The verdict table says each outcome in words: in its row, or once above the table
+    # when every row has the same (compperf.i18n.table).
+    lines = [line.split() for line in run.stdout.splitlines()]
+    bounds, halves = p["bounds"], [half[0] for half in p["halves"]]
+    for claim, outcomes in (("memory-bound", bounds), ("below half", halves)):
+        if len(set(outcomes)) == 1:
+            assert f"{claim}: {outcomes[0]}".split() in lines
+    for name, bound, half in zip(p["names"], bounds, halves, strict=True):
+        cells = [c for c, same in ((bound, bounds), (half, halves)) if len(set(same)) > 1]
+        assert name.split() + cells in lines
     assert p["figures"] == 1
 
 
@@ -211,26 +220,13 @@ def test_moving_points_prints_what_each_comparison_decided():
     else:
         fused, eager = p["points"]["torch.compile"][0], p["points"]["eager"][0]
         assert fused == pytest.approx(4 * eager)  # the same FLOP on a quarter of the bytes
-        sentence = {
-            "yes": "fusion pays here",
-            "no": "fusion does not pay here",
-            "unclear": "unclear here whether fusion pays",
-        }[p["fusion"]["outcome"]]
-        assert sentence in text
-    sentence = {
-        "yes": "batching pays here",
-        "no": "batching does not pay here",
-        "unclear": "unclear here whether batching pays",
-    }[p["batching"]["outcome"]]
-    assert sentence in text
-    for verdict in p["dtypes"]:
-        smaller, larger = verdict["subject"].split(" vs ")
-        sentence = {
-            "yes": f"{smaller} is faster than {larger} here",
-            "no": f"{smaller} is not faster than {larger} here",
-            "unclear": f"unclear here whether {smaller} is faster than {larger}",
-        }[verdict["outcome"]]
-        assert sentence in text
+    # Each move prints compperf's verdict line, under the page's word for its claim.
+    moves = [p["batching"], *p["dtypes"]] + ([p["fusion"]] if p["fusion"] else [])
+    for verdict in moves:
+        assert verdict["claim"] == "faster"
+        assert f"faster ({verdict['subject']}): {verdict['outcome']}" in text
+    assert p["batching"]["subject"] == "1 x batch 64 vs 64 x batch 1"
+    assert [v["subject"] for v in p["dtypes"]] == ["float32 vs float64", "bfloat16 vs float32"]
     # Intensity of the dtype points: the same FLOP on 8, 4 and 2 bytes per value.
     points = p["points"]
     assert points["float32"][0] == pytest.approx(2 * points["float64"][0])
