@@ -262,7 +262,14 @@ timer = torch.utils.benchmark.Timer(
     label=task,
     description=compperf.tr("imperative"),
 )
-print(timer.blocked_autorange(min_run_time=MIN_RUN_TIME))
+measured = timer.blocked_autorange(min_run_time=MIN_RUN_TIME)
+print(
+    compperf.tr(
+        "Timer: median {m:time}, IQR {i:time}",
+        m=measured.median,
+        i=measured.iqr,
+    )
+)
 
 # %%
 # To compare the two versions, ``compperf.interleave`` runs them in rounds,

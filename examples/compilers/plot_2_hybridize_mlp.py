@@ -202,7 +202,7 @@ if setup_seconds is not None:
             seconds=first_call_seconds,
         )
     )
-    compperf.say(str(cache))
+    print(cache)
     torch.testing.assert_close(compiled_output, reference)
     print(compperf.tr("torch.compile output matches eager mode."), end="\n\n")
 
@@ -355,7 +355,13 @@ timer = torch.utils.benchmark.Timer(
     description=compperf.tr("eager"),
 )
 eager_alone = timer.blocked_autorange(min_run_time=MIN_RUN_TIME)
-print(eager_alone)
+print(
+    compperf.tr(
+        "Timer: median {m:time}, IQR {i:time}",
+        m=eager_alone.median,
+        i=eager_alone.iqr,
+    )
+)
 
 # %%
 # The same for every version, in interleaved rounds

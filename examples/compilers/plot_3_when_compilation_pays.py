@@ -167,7 +167,7 @@ if compiled is not None:
             seconds=sum(first_calls.values()),
         )
     )
-    compperf.say(str(cache))
+    print(cache)
     print()
     print(
         compperf.tr(

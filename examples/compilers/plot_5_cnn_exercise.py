@@ -243,7 +243,7 @@ for step in dict.fromkeys(step for _, step in one_off):
         )
     )
 if any("torch.compile" in v for v in variants.values()):
-    compperf.say(str(cache))
+    print(cache)
 
 # %%
 # Same outputs everywhere
