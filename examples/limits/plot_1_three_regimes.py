@@ -168,7 +168,7 @@ left.plot(
 )
 left.set(
     xlabel=compperf.tr("elements per tensor"),
-    ylabel=per_element,
+    ylabel=compperf.tr("ns per element"),
     title=names[0],
 )
 right.plot(
@@ -182,7 +182,7 @@ right.plot(
 )
 right.set(
     xlabel=compperf.tr("n (n x n matrices)"),
-    ylabel=per_flop,
+    ylabel=compperf.tr("ns per FLOP"),
     title=names[1],
 )
 for ax, found in ((left, chain_boundary), (right, matmul_boundary)):

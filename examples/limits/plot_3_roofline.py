@@ -253,7 +253,7 @@ ax.set(
     xscale="log",
     yscale="log",
     xlabel=compperf.tr("arithmetic intensity (FLOP/byte, upper bound)"),
-    ylabel="GFLOP/s",
+    ylabel=compperf.tr("GFLOP/s"),
     title=compperf.tr("roofline of {device}", device=device),
 )
 fig.tight_layout()

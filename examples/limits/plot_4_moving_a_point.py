@@ -231,7 +231,7 @@ ax.set(
     xscale="log",
     yscale="log",
     xlabel=compperf.tr("arithmetic intensity (FLOP/byte, upper bound)"),
-    ylabel="GFLOP/s",
+    ylabel=compperf.tr("GFLOP/s"),
     title=compperf.tr("moving points on the roofline of {d}", d=device),
 )
 fig.tight_layout()
