@@ -76,6 +76,9 @@ class RoofShare:
         FLOP/s the roofline allows at that intensity: ``min(peak, intensity * bandwidth)``.
     achieved, low, high : float
         FLOP/s reached: at the median time per call, and the interval of that median.
+    roof_low, roof_high : float or None
+        The roof's own interval (from the intervals of the measured peak and bandwidth);
+        the share's interval spans both (:attr:`share_low`, :attr:`share_high`).
     bound : str
         ``"memory"`` when ``intensity`` is below the ridge point, ``"compute"`` otherwise.
     within : Verdict or None
@@ -93,6 +96,8 @@ class RoofShare:
     high: float
     bound: str
     within: Verdict | None = None
+    roof_low: float | None = None
+    roof_high: float | None = None
 
     def __str__(self) -> Text:
         """The rate and its share of the peak, or why the share is unclear (GFLOP/s, %)."""
@@ -122,13 +127,17 @@ class RoofShare:
 
     @property
     def share_low(self) -> float:
-        """The low end of the share's interval (the measurement's interval over the roof)."""
-        return self.low / self.roof
+        """The low end of the share's interval: the rate's low end over the roof's high end.
+
+        Both the rate and the roof are measured, each with an interval; a share read from
+        one end of each would change its verdict from one run to the next on a busy machine.
+        """
+        return self.low / (self.roof_high or self.roof)
 
     @property
     def share_high(self) -> float:
-        """The high end of the share's interval (the measurement's interval over the roof)."""
-        return self.high / self.roof
+        """The high end of the share's interval: the rate's high end over the roof's low end."""
+        return self.high / (self.roof_low or self.roof)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -216,7 +225,12 @@ class Ceilings:
         intensity = flops / bytes_moved
         rate = _rate(measurement, flops, measurement.description)
         bound = "memory" if intensity < self.ridge else "compute"
-        return RoofShare(intensity, self.roof(intensity), rate.value, rate.low, rate.high, bound)
+        roof_low = min(self.peak.low, intensity * self.bandwidth.low)
+        roof_high = min(self.peak.high, intensity * self.bandwidth.high)
+        return RoofShare(
+            intensity, self.roof(intensity), rate.value, rate.low, rate.high, bound,
+            roof_low=roof_low, roof_high=roof_high,
+        )  # fmt: skip
 
     def peak_share(self, measurement: Measurement, flops: float) -> RoofShare:
         """The share of the measured peak FLOP/s that an operation reaches.
@@ -246,7 +260,7 @@ class Ceilings:
         if flops <= 0:
             raise ValueError(f"need flops > 0, got {flops}")
         rate = _rate(measurement, flops, measurement.description)
-        low, high = rate.low / self.peak.value, rate.high / self.peak.value
+        low, high = rate.low / self.peak.high, rate.high / self.peak.low
         within = conclude(
             "below the measured peak",
             measurement.description,
@@ -257,8 +271,9 @@ class Ceilings:
             value=rate.value / self.peak.value,
         )
         return RoofShare(
-            math.inf, self.peak.value, rate.value, rate.low, rate.high, "compute", within
-        )
+            math.inf, self.peak.value, rate.value, rate.low, rate.high, "compute", within,
+            roof_low=self.peak.low, roof_high=self.peak.high,
+        )  # fmt: skip
 
     def __str__(self) -> Text:
         with parts():

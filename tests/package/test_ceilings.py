@@ -173,3 +173,16 @@ def test_environment_includes_the_ceilings_when_asked(fake_machine):
     first, second = str(described).split("\n", 1)
     assert first.startswith("Measured on cpu") or "Measured on cpu" in str(described)
     assert "Ceilings of cpu" in second
+
+
+def test_a_share_spans_the_roofs_own_interval(fake_machine):
+    found = compperf.ceilings("cpu", sizes=(1024,))
+    flops = 2 * 512**3
+    steady = compperf.Measurement.from_times(
+        [flops / (PEAK / 2)] * 5, description="512 matmul", device="cpu"
+    )
+    share = found.peak_share(steady, flops)
+    # The rate has no spread here; the share's interval is the measured peak's.
+    assert share.share_low == pytest.approx(share.achieved / found.peak.high)
+    assert share.share_high == pytest.approx(share.achieved / found.peak.low)
+    assert share.share_low < share.share < share.share_high
