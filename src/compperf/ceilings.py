@@ -127,7 +127,7 @@ class RoofShare:
 
     @property
     def share_low(self) -> float:
-        """The low end of the share's interval: the rate's low end over the roof's high end.
+        """The low end of the share's interval (the rate's low end over the roof's high end).
 
         Both the rate and the roof are measured, each with an interval; a share read from
         one end of each would change its verdict from one run to the next on a busy machine.
@@ -136,7 +136,7 @@ class RoofShare:
 
     @property
     def share_high(self) -> float:
-        """The high end of the share's interval: the rate's high end over the roof's low end."""
+        """The high end of the share's interval (the rate's high end over the roof's low end)."""
         return self.high / (self.roof_low or self.roof)
 
 
