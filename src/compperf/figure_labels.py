@@ -66,7 +66,8 @@ _CODE_WORD = re.compile(r"[^A-Za-z]*|.*[\d_.()\[\]@<>`].*|[a-z]|if|for|in|not|an
 
 def _verbatim(text: str) -> bool:
     return bool(_DEVICE_NAME.fullmatch(text)) or all(
-        _CODE_WORD.fullmatch(word) for word in text.split()
+        _CODE_WORD.fullmatch(word.rstrip(",;"))
+        for word in text.split()  # "b," in a call
     )
 
 
