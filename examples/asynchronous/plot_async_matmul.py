@@ -285,6 +285,7 @@ for bar, alpha in zip([*bottom, *top], shade * 2, strict=True):
 ax.axvspan(0.5, warmup_runs + 0.5, color="0.9", zorder=0)
 ax.set_xlabel(compperf.tr("run (the first ones warm up)"))
 ax.set_ylabel(compperf.tr("time (ms)"))
+ax.set_title(compperf.tr("Each run: the loop, then the wait for the result"))
 fig.legend(loc="outside upper center", ncols=2)
 plt.show()
 

@@ -241,6 +241,7 @@ ax.set_xscale("log", base=2)
 ax.set_yscale("log")
 ax.set_xlabel("$N$")
 ax.set_ylabel(compperf.tr("time per loop (µs)"))
+ax.set_title(compperf.tr("Time per loop against N, measured and modelled"))
 fig.legend(loc="outside upper center", ncols=2)
 plt.show()
 

@@ -138,6 +138,9 @@ ax.plot(
 )
 ax.set_xlabel(compperf.tr("product number"))
 ax.set_ylabel(compperf.tr("time since the first call (ms)"))
+ax.set_title(
+    compperf.tr("When each call returned, and when the device was done")
+)
 fig.legend(loc="outside upper center", ncols=2)
 plt.show()
 

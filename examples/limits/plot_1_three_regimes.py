@@ -96,8 +96,9 @@ matmul_times = [matmuls.measurements[str(n)].median for n in MATMUL_SIZES]
 with parts():
     names = [compperf.tr("element-wise chain"), compperf.tr("matrix product")]
     per_call = compperf.tr("µs per call")
-    per_element = compperf.tr("ns per element")
-    per_flop = compperf.tr("ns per FLOP")
+# Also the figure's axis labels: recorded, so the other languages redraw them.
+per_element = compperf.tr("ns per element")
+per_flop = compperf.tr("ns per FLOP")
 rows = [
     (n, f"{t * 1e6:.1f}", f"{t / n * 1e9:.3f}")
     for n, t in zip(CHAIN_SIZES, chain_times, strict=True)
@@ -168,7 +169,7 @@ left.plot(
 )
 left.set(
     xlabel=compperf.tr("elements per tensor"),
-    ylabel=compperf.tr("ns per element"),
+    ylabel=per_element,
     title=names[0],
 )
 right.plot(
@@ -182,7 +183,7 @@ right.plot(
 )
 right.set(
     xlabel=compperf.tr("n (n x n matrices)"),
-    ylabel=compperf.tr("ns per FLOP"),
+    ylabel=per_flop,
     title=names[1],
 )
 for ax, found in ((left, chain_boundary), (right, matmul_boundary)):

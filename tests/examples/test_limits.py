@@ -51,7 +51,7 @@ PROBES = {
         "N": N, "matmul_sizes": MATMUL_SIZES,
         "peak": limits.peak.value, "bandwidth": limits.bandwidth.value,
         "ridge_interval": list(limits.ridge_interval),
-        "shares": [[s.intensity, s.roof, s.achieved, s.low, s.high, s.bound]
+        "shares": [[s.intensity, s.roof, s.achieved, s.low, s.high, s.bound, s.roof_high]
                    for _, _, s, _, _ in results],
         "bounds": [b.outcome for *_, b, _ in results],
         "bounds_disturbed": [b.disturbed for *_, b, _ in results],
@@ -178,7 +178,15 @@ def test_roofline_counts_places_and_decides_each_operation():
         assert by_name[f"matmul {size}"] == (2 * size**3, 2 * size**3, 3 * 4 * size**2)
     assert by_name["MLP 512-256"][0] == 2 * 512 * 512 * 256
     low, high = p["ridge_interval"]
-    for (intensity, roof, achieved, a_low, a_high, bound), outcome, disturbed, half in zip(
+    for (
+        intensity,
+        roof,
+        achieved,
+        a_low,
+        a_high,
+        bound,
+        roof_high,
+    ), outcome, disturbed, half in zip(
         p["shares"], p["bounds"], p["bounds_disturbed"], p["halves"], strict=True
     ):
         assert roof == pytest.approx(min(p["peak"], intensity * p["bandwidth"]))
@@ -187,7 +195,9 @@ def test_roofline_counts_places_and_decides_each_operation():
         expected = "yes" if intensity < low else "no" if intensity >= high else "unclear"
         assert outcome == ("unclear" if disturbed else expected)
         assert bound == ("memory" if intensity < p["peak"] / p["bandwidth"] else "compute")
-        assert half[1] == pytest.approx(a_low / roof)
+        # The share's interval spans the roof's own interval too.
+        assert roof_high >= roof
+        assert half[1] == pytest.approx(a_low / roof_high)
         expected = "yes" if half[2] < 0.5 else "no" if half[1] >= 0.5 else "unclear"
         assert half[0] == ("unclear" if half[3] else expected)
     assert p["memory_bound"] == p["bounds"].count("yes")
