@@ -48,6 +48,8 @@ ALLOWED_NAMES = frozenset(
         "roofline",  # the model's name, which Russian texts keep ("модель roofline")
         "DataLoader",  # a PyTorch class
         "Amdahl",  # a person: Amdahl's law
+        "Dynamo",  # torch.compile's frontend, a name (TorchDynamo)
+        "if",  # Python's keyword, as a figure title names the branch it compiles
         "KiB",  # binary unit symbols
         "MiB",
         "GiB",
