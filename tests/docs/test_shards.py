@@ -73,6 +73,7 @@ print("chapter {name} computed", {number})
 
 # %%
 lines = plt.plot([0, 1], [0, {number}])
+plt.title("A line")
 '''
 
 EXECUTED = re.compile(r"Sphinx-Gallery successfully executed (\d+) out of")

@@ -74,6 +74,7 @@ print("sum is", int(torch.arange(1, N + 1).sum()))
 
 # %%
 plt.plot([0, 1], [0, 1])
+plt.title("A straight line")
 '''
 
 NO_PROVENANCE_EXAMPLE = '''
@@ -138,6 +139,23 @@ Uses |no_such_substitution| here.
 import compperf
 
 print(compperf.environment())
+'''
+
+# A figure without a title: sphinx-gallery would describe it by its file name.
+UNTITLED_FIGURE_EXAMPLE = '''
+"""
+Untitled
+========
+
+Draws a figure and names it nothing.
+"""
+
+import matplotlib.pyplot as plt
+
+import compperf
+
+print(compperf.environment())
+plt.plot([0, 1], [1, 0])
 '''
 
 FAILING_EXAMPLE = '''
@@ -288,6 +306,7 @@ def test_failing_or_unprovenanced_example_fails_the_build(tmp_path: Path) -> Non
             "plot_silent.py": NO_PROVENANCE_EXAMPLE,
             "plot_broken.py": FAILING_EXAMPLE,
             "plot_unknown.py": UNKNOWN_MARKUP_EXAMPLE,
+            "plot_untitled.py": UNTITLED_FIGURE_EXAMPLE,
         },
     )
     result = _build(docs)
@@ -299,6 +318,7 @@ def test_failing_or_unprovenanced_example_fails_the_build(tmp_path: Path) -> Non
     assert re.search(
         r"plot_unknown.ipynb: a Markdown cell .* raw markup.*no_such_substitution", log
     )
+    assert "figure 1 of plot_untitled.py has no title" in log
 
 
 def test_an_example_that_raises_is_our_message_not_a_sphinx_crash(tmp_path: Path) -> None:

@@ -102,13 +102,22 @@ def _payload(fig: Any) -> bytes:
     return pickle.dumps({"figure": fig, "rc": rc}, protocol=pickle.HIGHEST_PROTOCOL)
 
 
+def _titles(fig: Any) -> list[str]:
+    """The figure's title and its axes' titles: sphinx-gallery's alt text for its image."""
+    suptitle = getattr(fig, "_suptitle", None)  # as sphinx-gallery reads it
+    titles = [suptitle.get_text()] if suptitle is not None else []
+    titles += [ax.get_title(loc=loc) for ax in fig.axes for loc in ("left", "center", "right")]
+    return [title for title in titles if title.strip()]
+
+
 def scraper(block: Any, block_vars: dict[str, Any], gallery_conf: dict[str, Any]) -> str:
     """sphinx-gallery's matplotlib scraper, pickling each figure beside the PNG it saves.
 
     Raises
     ------
     RuntimeError
-        If a figure cannot be pickled (a function defined in the example, e.g. for a
+        If a figure has no title (sphinx-gallery's alt text would be its file name), or
+        if it cannot be pickled (a function defined in the example, e.g. for a
         ``FuncFormatter``): the other languages could not draw it.
     """
     import matplotlib.pyplot as plt
@@ -123,6 +132,12 @@ def scraper(block: Any, block_vars: dict[str, Any], gallery_conf: dict[str, Any]
     before = len(iterator.paths)
     payloads = []
     for number in plt.get_fignums():
+        if not _titles(plt.figure(number)):
+            raise RuntimeError(
+                f"figure {number} of {target.stem}.py has no title, so sphinx-gallery would "
+                "describe it to screen readers by its file name: give it one "
+                "(fig.suptitle(...) or ax.set_title(...), through compperf.tr)"
+            )
         try:
             payloads.append(_payload(plt.figure(number)))
         except Exception as error:
