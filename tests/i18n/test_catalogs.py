@@ -97,9 +97,9 @@ def test_translation_keeps_references_literals_and_substitutions(path: Path) -> 
     )
 
 
-def _extract(docs: Path, out: Path) -> None:
-    """The translations session's extraction (nothing executes), into ``out``."""
-    cache = out.parent / "cache"
+def _extract(docs: Path, out: Path) -> subprocess.Popen[str]:
+    """Start the translations session's extraction (nothing executes) into ``out``."""
+    cache = out.parent / f"{out.name}-cache"
     # jieba's pkg_resources warning under setuptools 80.9 (see filterwarnings in pyproject).
     env = dict(
         os.environ,
@@ -109,27 +109,37 @@ def _extract(docs: Path, out: Path) -> None:
     for name in ("MPLCONFIGDIR", "IPYTHONDIR", "XDG_CACHE_HOME", "TMPDIR"):
         env[name] = str(cache / name.lower())
         Path(env[name]).mkdir(parents=True, exist_ok=True)
-    result = subprocess.run(
+    return subprocess.Popen(
         [sys.executable, "-m", "sphinx", "-b", "gettext", "-E", "-W", "--keep-going", "-q",
          "-D", "plot_gallery=0", "-D", "nb_execution_mode=off",
          "-d", str(out.parent / f"{out.name}-doctrees"), str(docs), str(out)],
-        capture_output=True, text=True, env=env, timeout=tiny_site.HANG_GUARD, check=False,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
     )  # fmt: skip
-    assert result.returncode == 0, result.stdout + result.stderr
 
 
 @pytest.fixture(scope="module")
 def extracted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """Message templates extracted twice from a copy of docs/ and examples/."""
+    """Message templates extracted twice, side by side: two processes, each with a copy of
+    docs/ and examples/ of its own (sphinx-gallery writes into its sources) laid out alike,
+    so that the templates' source locations read the same."""
     root = tmp_path_factory.mktemp("extract")
     generated = shutil.ignore_patterns("_build", "auto_examples", "locales", "jupyter_execute")
-    shutil.copytree(DOCS, root / "docs", ignore=generated)
-    shutil.copytree(ROOT / "examples", root / "examples")
-    shutil.copy(ROOT / "pyproject.toml", root)  # [tool.compperf]: chapters, languages
-    first, second = root / "first", root / "second"
-    _extract(root / "docs", first)
-    _extract(root / "docs", second)
-    return first, second
+    runs, outputs = [], []
+    for name in ("first", "second"):
+        copy = root / name
+        shutil.copytree(DOCS, copy / "docs", ignore=generated)
+        shutil.copytree(ROOT / "examples", copy / "examples")
+        shutil.copy(ROOT / "pyproject.toml", copy)  # [tool.compperf]: chapters, languages
+        outputs.append(copy / "gettext")
+        runs.append(_extract(copy / "docs", outputs[-1]))
+    try:
+        logs = [run.communicate(timeout=tiny_site.HANG_GUARD)[0] for run in runs]
+    finally:
+        for run in runs:
+            run.kill()
+    for run, log in zip(runs, logs, strict=True):
+        assert run.returncode == 0, log
+    return outputs[0], outputs[1]
 
 
 def _files(folder: Path) -> dict[str, bytes]:

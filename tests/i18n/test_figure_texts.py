@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import cache
 from pathlib import Path
 
 import compperf_project
@@ -44,41 +45,41 @@ def _table(gallery: Path, stem: str, code: str) -> Translations:
     return english
 
 
-@pytest.mark.parametrize("code", PROJECT.codes)
-def test_no_figure_text_leaves_the_figure(code: str) -> None:
+@cache
+def _drawn(code: str) -> tuple[list[str], list[str]]:
+    """Every recorded figure drawn once in ``code``: its problems, and the layout's."""
+    fonts = check_font(PROJECT.language(code))
+    problems, layout = [], []
+    for path in PICKLES:
+        stem = _STEM.match(path.stem)["stem"]
+        table = _table(path.parent.parent, stem, code)
+        drawn = _draw(path.read_bytes(), table, path.name, fonts)
+        problems += drawn.problems
+        layout += [f"{stem}: {path.name}: {problem}" for problem in drawn.layout]
+    return problems, layout
+
+
+def _skip_unless_built() -> None:
     if not PICKLES:
         pytest.skip(
             f"no executed figures under {DOCS / 'auto_examples'} (build English with "
             "`nox -s docs`, or point COMPPERF_BUILT_DOCS at a docs folder that has them); "
             "tests/package/test_figure_layout.py still checks the measurement"
         )
-    fonts = check_font(PROJECT.language(code))
-    problems = []
-    for path in PICKLES:
-        stem = _STEM.match(path.stem)["stem"]
-        table = _table(path.parent.parent, stem, code)
-        drawn = _draw(path.read_bytes(), table, path.name, fonts)
-        problems += [problem for problem in drawn.problems if "leaves the figure" in problem]
+
+
+@pytest.mark.parametrize("code", PROJECT.codes)
+def test_no_figure_text_leaves_the_figure(code: str) -> None:
+    _skip_unless_built()
+    problems = [problem for problem in _drawn(code)[0] if "leaves the figure" in problem]
     assert not problems, f"{len(problems)} texts cut in {code}:\n" + "\n".join(problems)
-
-
-def _all_drawn(code: str) -> list[str]:
-    if not PICKLES:
-        pytest.skip(f"no executed figures under {DOCS / 'auto_examples'}")
-    fonts = check_font(PROJECT.language(code))
-    problems = []
-    for path in PICKLES:
-        stem = _STEM.match(path.stem)["stem"]
-        table = _table(path.parent.parent, stem, code)
-        drawn = _draw(path.read_bytes(), table, path.name, fonts)
-        problems += [problem for problem in drawn.problems if " overlap by " in problem]
-        problems += [f"{stem}: {path.name}: {problem}" for problem in drawn.layout]
-    return problems
 
 
 @pytest.mark.parametrize("code", PROJECT.codes)
 def test_no_tick_labels_overlap_no_legend_covers_data_no_figure_is_squeezed(code: str) -> None:
-    problems = _all_drawn(code)
+    _skip_unless_built()
+    drawn, layout = _drawn(code)
+    problems = [problem for problem in drawn if " overlap by " in problem] + layout
     assert not problems, f"{len(problems)} layout problems in {code}:\n" + "\n".join(problems)
 
 
