@@ -104,8 +104,8 @@ host = [
 kernels = [e for e in events if e.device_type != DeviceType.CPU]
 host_time = sum(e.time_range.elapsed_us() for e in host) * 1e-6
 kernel_time = sum(e.time_range.elapsed_us() for e in kernels) * 1e-6
-print(compperf.tr("host, aten::mm: {n}, {t:time}", n=len(host), t=host_time))
-print(compperf.tr("kernels: {n}, {t:time}", n=len(kernels), t=kernel_time))
+print(compperf.tr("host, aten::mm ×{n}: {t:time}", n=len(host), t=host_time))
+print(compperf.tr("kernels ×{n}: {t:time}", n=len(kernels), t=kernel_time))
 if kernels:
     # One ratio per product (its launch over its kernels), decided by compperf:
     # the device computed longer when the whole interval lies below 1.
