@@ -43,6 +43,8 @@ extensions = [
 extensions.append("compperf_edition")
 # Code that only another device runs, folded on this build (docs/_ext/compperf_folding.py).
 extensions.append("compperf_folding")
+# Each example's Answers folded under its title, opened with one click (compperf_answers.py).
+extensions.append("compperf_answers")
 exclude_patterns = [
     "_build",
     "Thumbs.db",
