@@ -105,7 +105,7 @@ class Visits:
         return self._made[key]
 
     def phone(self, language: str, scheme: str) -> list[Visit]:
-        """The reading pages of ``language`` at 390 px in ``scheme`` ("light" or "dark"):
+        """The reading pages of ``language`` at 390 px in ``scheme`` (e.g. "light"):
         how wide each is, and its full-page screenshot."""
         key = (language, "phone", scheme)
         if key not in self._made:
