@@ -184,9 +184,9 @@ for op in operations:
 rows = [
     (
         op["name"],
-        f"{share.intensity:.2f}",
-        f"{share.achieved / 1e9:.2f}",
-        f"{share.roof / 1e9:.2f}",
+        round(share.intensity, 2),
+        round(share.achieved / 1e9, 2),
+        round(share.roof / 1e9, 2),
         f"{share.share:.0%} ({share.share_low:.0%}-{share.share_high:.0%})",
     )
     for op, _, share, _, _ in results

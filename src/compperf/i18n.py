@@ -135,7 +135,9 @@ def _lookup(record: Mapping[str, Any], code: str, strict: bool) -> str:
 
 def _render_table(table: Mapping[str, Any], code: str, strict: bool) -> str:
     def cell(value: object) -> str:
-        return _render(value, code, strict) if isinstance(value, Mapping) else str(value)
+        if isinstance(value, Mapping):
+            return _render(value, code, strict)
+        return numerals.localize(str(value), value, code)  # a number in the reader's way
 
     title = cell(table["title"]) if table.get("title") else None
     header = [cell(value) for value in table["header"]]
@@ -331,8 +333,9 @@ def table(
     header : sequence of str or Text
         Column titles, usually made with :func:`tr` (under :func:`parts`).
     rows : sequence of sequences
-        Cells: strings (raw data, shown as they are), :class:`Text`, or any value shown
-        with ``str()``.
+        Cells: strings (raw data, shown as they are), :class:`Text`, numbers (written
+        with ``str()`` in the language's convention: round a float to the digits it
+        should show), or any value shown with ``str()``.
     title : str or Text, optional
         A line above the table.
 

@@ -188,3 +188,12 @@ def test_a_column_with_one_value_in_every_row_is_said_once_above_the_table() -> 
     assert "cpu" not in "\n".join(table.splitlines()[1:])
     single = i18n.table(header, [["a", "cpu", "1 ms"]])  # one row: nothing is constant
     assert single.splitlines()[0].split() == ["device", "median"]
+
+
+def test_number_cells_follow_the_readers_convention_and_strings_stay_as_they_are() -> None:
+    table = i18n.table(["", "FLOP/byte", "GFLOP/s"], [["mm", 0.08, "12.50"], ["add", 1234.5, "3"]])
+    russian = i18n.render(table.record, "ru")
+    assert "0,08" in russian
+    assert "1234,5" in russian
+    assert "12.50" in russian  # a string is raw data, shown as it is
+    assert "0.08" in i18n.render(table.record, "en")
