@@ -36,10 +36,6 @@ LIMIT = 0.10
 # it), printing verdicts with print(verdict) and values with one-line labelled messages
 # ("{t:time}", "{b:bytes}"); then it leaves this list.
 NOT_YET_CONVERTED = {
-    # Just over: their figures' titles (a figure's description for screen readers).
-    "asynchronous/plot_async_matmul.py",
-    "asynchronous/plot_cost_model.py",
-    "asynchronous/plot_frontend_running_ahead.py",
     "compilers/plot_1_imperative_symbolic.py",
     "compilers/plot_2_hybridize_mlp.py",
     "compilers/plot_3_when_compilation_pays.py",
