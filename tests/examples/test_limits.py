@@ -180,8 +180,8 @@ def test_roofline_counts_places_and_decides_each_operation():
     assert by_name["x + y"] == (n, 0, 3 * 4 * n)  # FlopCounterMode counts no additions
     assert by_name["x.sum()"][1] == 0
     for size in p["matmul_sizes"]:
-        assert by_name[f"matmul {size}"] == (2 * size**3, 2 * size**3, 3 * 4 * size**2)
-    assert by_name["MLP 512-256"][0] == 2 * 512 * 512 * 256
+        assert by_name[f"a @ b, n = {size}"] == (2 * size**3, 2 * size**3, 3 * 4 * size**2)
+    assert by_name["nn.Linear(512, 256)"][0] == 2 * 512 * 512 * 256
     low, high = p["ridge_interval"]
     for (
         intensity,
