@@ -34,7 +34,7 @@ import torch
 from torch import nn
 
 import compperf
-from compperf.i18n import parts, table
+from compperf.i18n import Text, parts, table
 
 BATCH = 64
 BUDGET = 1.0  # seconds per comparison
@@ -209,7 +209,8 @@ for name, (intensity, rate) in points.items():
         name,
         (intensity, rate / 1e9),
         fontsize=8,
-        fontfamily="monospace",
+        # Code is drawn as it is; a name in words is translated (Text).
+        fontfamily=None if isinstance(name, Text) else "monospace",
         textcoords="offset points",
         xytext=(4, 4),
     )
