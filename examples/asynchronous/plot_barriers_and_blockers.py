@@ -274,8 +274,8 @@ ax.barh(
     [m.median * 1e3 for m in results],
     xerr=np.clip(
         [
-            [m.median - np.percentile(m.times, 25) for m in results],
-            [np.percentile(m.times, 75) - m.median for m in results],
+            [m.median - m.quartiles[0] for m in results],
+            [m.quartiles[1] - m.median for m in results],
         ],
         0,
         None,

@@ -98,7 +98,7 @@ per_round = [
 ]
 queued = compperf.Ratio.from_rounds("backlog", "one product", per_round)
 nothing_queued = compperf.conclude(
-    compperf.tr("nothing queued when the loop ends"),
+    "nothing queued when the loop ends",
     str(device),
     queued.low,
     queued.high,
@@ -196,7 +196,7 @@ if device.type != "cpu":  # On a CPU there are no allocator statistics.
     # Bytes, not timings: one exact share, so the interval is a single point.
     share = held[False] / max(held[True], 1)
     little = compperf.conclude(
-        compperf.tr("queue holds little memory"),
+        "queue holds little memory",
         str(device),
         share,
         share,

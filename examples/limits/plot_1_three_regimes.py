@@ -15,7 +15,6 @@ matplotlib``, and compperf as :ref:`run-yourself` explains.
 # -----------
 # The first line says which device and software produced every number below.
 
-import dataclasses
 import itertools
 
 import matplotlib.pyplot as plt
@@ -126,13 +125,13 @@ print(matmuls.disturbance)
 # ``compperf.crossover`` decides it from the per-round ratios and their
 # intervals.
 #
-# Each of the two lines below prints one such verdict, "the work dominates
-# from a size", with the interval of sizes it found. *yes*: the time follows
-# the work from a size between the two ends of the interval on; below it, the
-# fixed cost of a call dominates. *no*: no boundary inside the sizes measured
-# (the time follows the work everywhere, or nowhere). *unclear*: near the
-# boundary the rounds disagree about how the time grows, or the machine was
-# disturbed.
+# Each of the two lines below prints one such verdict, its claim "crossover"
+# (the work dominates from a size on), with the interval of sizes it found.
+# *yes*: the time follows the work from a size between the two ends of the
+# interval on; below it, the fixed cost of a call dominates. *no*: no
+# boundary inside the sizes measured (the time follows the work everywhere,
+# or nowhere). *unclear*: near the boundary the rounds disagree about how the
+# time grows, or the machine was disturbed.
 
 
 def boundary(comparison, sizes, growth, subject):
@@ -146,9 +145,8 @@ def boundary(comparison, sizes, growth, subject):
 
 chain_boundary = boundary(chains, CHAIN_SIZES, 4, names[0])
 matmul_boundary = boundary(matmuls, MATMUL_SIZES, 8, names[1])
-claim = compperf.tr("the work dominates from a size")
-for found in (chain_boundary, matmul_boundary):
-    print(dataclasses.replace(found, claim=claim))
+print(chain_boundary)
+print(matmul_boundary)
 
 # %%
 # The picture

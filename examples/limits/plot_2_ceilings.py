@@ -15,7 +15,6 @@ matplotlib``, and compperf as :ref:`run-yourself` explains.
 # -----------
 # The first line says which device and software produced every number below.
 
-import os
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -29,6 +28,8 @@ WORKING_SETS = [2**k for k in range(14, 28, 2)]
 TIMING = {"min_run_time": 0.05, "max_run_time": 0.3}
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
+import os
+
 if os.environ.get("COMPPERF_FAST") == "1":
     SIZES = [64, 128]
     WORKING_SETS = [2**k for k in range(14, 24, 3)]
@@ -46,6 +47,8 @@ print(compperf.environment(device))
 # "maximum achievable matmul FLOPS". The sweep varies the size, the dtype
 # and, on a CPU, the number of threads. bfloat16 is tried where the device
 # supports it; on a CPU without bfloat16 instructions it is emulated and slow.
+# The table gives one row per product, the line under it the best rate of
+# the whole table.
 
 dtypes = [torch.float32, torch.float64, torch.bfloat16]
 threads = [1, torch.get_num_threads()] if device.type == "cpu" else [None]
@@ -58,23 +61,20 @@ for dtype in dtypes:
             a = torch.randn(n, n, device=device).to(dtype)
             b = torch.randn(n, n, device=device).to(dtype)
             m = compperf.measure(
-                torch.mm, a, b, device=device, num_threads=count, **TIMING
+                torch.mm,
+                a,
+                b,
+                device=device,
+                description="torch.mm",
+                num_threads=count,
+                **TIMING,
             )
             rates[dtype, count, n] = 2 * n**3 / m.median
-            print(
-                f"{dtype!s:<15} {count or '-':>7} {n:>6} "
-                f"{rates[dtype, count, n] / 1e9:9.1f}"
-            )
+            rate = rates[dtype, count, n] / 1e9
+            print(f"{dtype!s:<15} {count or '-':>7} {n:>6} {rate:9.1f}")
 torch.set_num_threads(default_threads)
 best = max(rates, key=rates.get)
-print()
-compperf.say(
-    "best sustained: {rate:.1f} GFLOP/s ({dtype}, n = {n}, threads: {threads})",
-    rate=rates[best] / 1e9,
-    dtype=str(best[0]),
-    n=best[2],
-    threads=best[1] or "-",
-)
+print(compperf.tr("best: {f:flops}", f=rates[best]))
 
 # %%
 # What the hardware promises
@@ -89,62 +89,46 @@ compperf.say(
 # the properties give the memory clock and bus width, from which the memory
 # bandwidth follows; the arithmetic peak needs the cores per multiprocessor,
 # which the properties do not give.
+#
+# On a CPU, where the vector instructions have an entry below and the clock
+# is reported, the first line names the instructions and the second gives
+# the clock, the float32 FLOP per cycle of one core and the peak they make
+# for that core (the whole CPU's is that times the number of cores). Where
+# nothing can be derived, the cell prints nothing and the page compares no
+# measurement with a theory. On a CUDA device the lines give the device's
+# name, its multiprocessors (SMs) and its memory bandwidth in theory; other
+# devices report nothing to derive from.
 
 LANES = {"AVX512": 16, "AVX2": 8, "NO AVX": 4, "DEFAULT": 4}
 FMA_UNITS = 2  # Assumed, not derivable from the ISA name.
 per_core = theoretical_bandwidth = None
-if device.type == "cpu":
-    capability = torch.backends.cpu.get_cpu_capability()
-    cpuinfo = Path("/proc/cpuinfo")
-    mhz = []
-    if cpuinfo.exists():
-        for line in cpuinfo.read_text().splitlines():
-            if line.startswith("cpu MHz"):
-                mhz.append(float(line.split(":")[1]))
-    cores = os.cpu_count() or 1
-    if capability in LANES and mhz:
-        per_cycle = LANES[capability] * 2 * FMA_UNITS
-        per_core = max(mhz) * 1e6 * per_cycle
-        compperf.say(
-            "{capability}: {ghz:.2f} GHz x {per_cycle} float32 FLOP per cycle "
-            "= {core:.0f} GFLOP/s per core in theory, {peak:.0f} GFLOP/s for "
-            "all {cores} cores",
-            capability=capability,
-            ghz=max(mhz) / 1e3,
-            per_cycle=per_cycle,
-            core=per_core / 1e9,
-            peak=cores * per_core / 1e9,
-            cores=cores,
-        )
-    else:
-        compperf.say(
-            "the theoretical peak cannot be derived here (ISA {capability}, "
-            "clock not reported)",
-            capability=capability,
-        )
+capability = torch.backends.cpu.get_cpu_capability()
+cpuinfo = Path("/proc/cpuinfo")
+lines = cpuinfo.read_text().splitlines() if cpuinfo.exists() else []
+mhz = [float(x.split(":")[1]) for x in lines if x.startswith("cpu MHz")]
+if device.type == "cpu" and capability in LANES and mhz:
+    ghz = max(mhz) / 1e3
+    k = LANES[capability] * 2 * FMA_UNITS  # float32 FLOP per cycle
+    per_core = ghz * 1e9 * k
+    print(capability)
+    print(compperf.tr("{g:.3} GHz x {k}: {f:flops}", g=ghz, k=k, f=per_core))
 elif device.type == "cuda":
     props = torch.cuda.get_device_properties(device)
     # memory_clock_rate is in kHz, memory_bus_width in bits; DDR: two per clock.
     theoretical_bandwidth = (
         2 * props.memory_clock_rate * 1e3 * props.memory_bus_width / 8
     )
-    compperf.say(
-        "{name}: {sms} multiprocessors, memory {bandwidth:.0f} GB/s in theory; "
-        "its peak FLOP/s cannot be derived from the device properties",
-        name=props.name,
-        sms=props.multi_processor_count,
-        bandwidth=theoretical_bandwidth / 1e9,
-    )
-else:
-    compperf.say(
-        "{device} reports no properties to derive a peak from", device=device
-    )
+    sms, gbs = props.multi_processor_count, theoretical_bandwidth / 1e9
+    print(props.name)
+    print(compperf.tr("SMs: {s}, {b:.0f} GB/s in theory", s=sms, b=gbs))
 
 # %%
 # On a GPU you can also time with CUDA events: the GPU writes a timestamp
 # into its own stream before and after the work, so the host's clock and the
 # launch delay stay out. ``compperf.measure`` synchronizes and reads the
-# host's clock instead; on a GPU the two agree once the work is large.
+# host's clock instead; on a GPU the two agree once the work is large. On a
+# GPU the cell prints the rate the events time; on any other device it prints
+# what a GPU shows.
 
 # compperf: cuda-only
 if device.type == "cuda":
@@ -159,17 +143,10 @@ if device.type == "cuda":
     end.record()
     end.synchronize()
     seconds = start.elapsed_time(end) / 1e3 / 10  # elapsed_time is in ms
-    compperf.say(
-        "CUDA events: {rate:.1f} GFLOP/s for n = {n}",
-        rate=2 * n**3 / seconds / 1e9,
-        n=n,
-    )
+    rate = 2 * n**3 / seconds
+    print(compperf.tr("CUDA events, n = {n}: {f:flops}", n=n, f=rate))
 else:
-    compperf.say(
-        "{device} has no CUDA events: the host's clock times the work, which "
-        "on a CPU runs while the clock waits",
-        device=device,
-    )
+    print(compperf.tr("CUDA events: on a GPU, about the rate of the sweep"))
 
 # %%
 # Bandwidth: a copy and a triad across the caches
@@ -178,8 +155,8 @@ else:
 # ``a = b + s * c`` reads two tensors and writes one, as in McCalpin's
 # STREAM benchmark. Both count only the bytes they must move (a lower bound:
 # a CPU also reads a line before it writes it). The working sets grow past
-# each cache that Linux names in ``/sys/devices/system/cpu/cpu0/cache``; the
-# plot marks them.
+# each cache that Linux names in ``/sys/devices/system/cpu/cpu0/cache``
+# (the first line gives their bytes by level); the plot marks them.
 
 caches = compperf.cache_sizes() if device.type == "cpu" else {}
 print(compperf.tr("caches (bytes by level): {caches}", caches=caches or "-"))
@@ -196,7 +173,14 @@ for working_set in WORKING_SETS:
     b, c = torch.ones(n, device=device), torch.ones(n, device=device)
     a = torch.empty(n, device=device)
     m = compperf.measure(
-        torch.add, b, c, alpha=3.0, out=a, device=device, **TIMING
+        torch.add,
+        b,
+        c,
+        alpha=3.0,
+        out=a,
+        device=device,
+        description="torch.add",
+        **TIMING,
     )
     bandwidths["triad"].append(12 * n / m.median)
 print(compperf.tr("working set   copy GB/s  triad GB/s"))
@@ -210,6 +194,13 @@ for i, working_set in enumerate(WORKING_SETS):
 # Is the smallest working set, which fits the first cache, really served
 # faster than the largest, which only memory holds? ``compperf.interleave``
 # times both copies in rounds; the ratio of their time per byte decides.
+# The verdict line prints the claim "cache faster than memory", its outcome
+# and the interval of that ratio (a byte of the smallest working set over a
+# byte from memory), against the threshold 1 / 1.2: *yes* when the whole
+# interval lies below it (a byte from the first cache costs less than 1 / 1.2
+# of a byte from memory: the caches are faster), *no* when it lies at or
+# above it (no faster here), *unclear* when it reaches across it or the
+# machine was disturbed.
 
 small, large = WORKING_SETS[0] // 8, WORKING_SETS[-1] // 8
 pairs = {
@@ -228,32 +219,12 @@ ratio = rounds.ratio(str(small), str(large))
 per_byte = [value * large / small for value in (ratio.low, ratio.high)]
 cache_faster = compperf.conclude(
     "cache faster than memory",
-    "copy",
+    "dst.copy_(src)",
     *per_byte,
     below=1 / 1.2,
     disturbed=rounds.disturbance.disturbed,
 )
-if cache_faster.yes:
-    compperf.say(
-        "a byte from the smallest working set costs {low:.2f}–{high:.2f}× the "
-        "time of a byte from memory: the caches are faster",
-        low=per_byte[0],
-        high=per_byte[1],
-    )
-elif cache_faster.no:
-    compperf.say(
-        "a byte from the smallest working set costs {low:.2f}–{high:.2f}× the "
-        "time of a byte from memory: no faster here",
-        low=per_byte[0],
-        high=per_byte[1],
-    )
-else:
-    compperf.say(
-        "unclear here whether the caches are faster ({low:.2f}–{high:.2f}× "
-        "the time per byte of memory)",
-        low=per_byte[0],
-        high=per_byte[1],
-    )
+print(cache_faster)
 
 # %%
 # The ceilings, measured once
@@ -265,6 +236,14 @@ else:
 # page, :doc:`/auto_examples/limits/plot_3_roofline`, draws its roofline from
 # them. On a CPU it uses one thread, as the
 # other pages of this chapter do.
+#
+# Where the theoretical peak of one core could be derived, compperf's verdict
+# sets the measured peak beside it. Its line prints the claim "below half of
+# the theoretical peak", its outcome and the interval of the measured peak
+# over the theoretical one, against the threshold 0.5: *yes* when the whole
+# interval lies below 0.5 (one thread reaches less than half of one core's
+# theoretical peak), *no* when it lies at 0.5 or above (at least half),
+# *unclear* when it reaches across 0.5 or the machine was disturbed.
 
 limits = compperf.ceilings(
     device, num_threads=1 if device.type == "cpu" else None
@@ -274,33 +253,13 @@ if per_core is not None:
     low, high = limits.peak.low / per_core, limits.peak.high / per_core
     half = compperf.conclude(
         "below half of the theoretical peak",
-        "float32 matmul, one thread",
+        "torch.mm float32 num_threads=1",
         low,
         high,
         below=0.5,
         disturbed=limits.disturbed,
     )
-    if half.yes:
-        compperf.say(
-            "one thread reaches {low:.0%}-{high:.0%} of one core's theoretical "
-            "peak: less than half",
-            low=low,
-            high=high,
-        )
-    elif half.no:
-        compperf.say(
-            "one thread reaches {low:.0%}-{high:.0%} of one core's theoretical "
-            "peak: at least half",
-            low=low,
-            high=high,
-        )
-    else:
-        compperf.say(
-            "unclear here whether one thread reaches half of one core's "
-            "theoretical peak ({low:.0%}-{high:.0%})",
-            low=low,
-            high=high,
-        )
+    print(half)
 
 # %%
 # The picture
@@ -312,11 +271,7 @@ if per_core is not None:
 fig, (left, right) = plt.subplots(2, 1, figsize=(7, 7.5), layout="constrained")
 for dtype in dtypes:
     for count in sorted(set(threads), key=str):
-        label = compperf.tr(
-            "{dtype}, threads: {threads}",
-            dtype=str(dtype),
-            threads=count or "-",
-        )
+        label = compperf.tr("{d}, threads: {c}", d=str(dtype), c=count or "-")
         left.plot(
             SIZES,
             [rates[dtype, count, n] / 1e9 for n in SIZES],
@@ -333,7 +288,8 @@ left.set(
     title=compperf.tr("matrix products"),
 )
 left.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=7)
-names = {"copy": compperf.tr("copy"), "triad": compperf.tr("triad")}
+# Each line is named by its code, drawn as it is in every language.
+names = {"copy": "dst.copy_(src)", "triad": "a = b + s * c"}
 for name, values in bandwidths.items():
     right.plot(
         WORKING_SETS, [v / 1e9 for v in values], marker="o", label=names[name]
@@ -352,7 +308,11 @@ right.set(
     ylabel=compperf.tr("GB/s"),
     title=compperf.tr("memory and caches"),
 )
-right.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=7)
+right.legend(
+    loc="center left",
+    bbox_to_anchor=(1.01, 0.5),
+    prop={"family": "monospace", "size": 7},
+)
 plt.show()
 
 # %%
@@ -376,16 +336,12 @@ plt.show()
 # Answers
 # -------
 # **1.** The ridge point is where the roofline bends: below it the bytes
-# limit, above it the arithmetic.
+# limit, above it the arithmetic. The line below gives this machine's ridge
+# point in FLOP per byte and its interval.
 
-print(
-    compperf.tr(
-        "ridge point: {ridge:.1f} FLOP per byte (interval {low:.1f}-{high:.1f})",
-        ridge=limits.ridge,
-        low=limits.ridge_interval[0],
-        high=limits.ridge_interval[1],
-    )
-)
+low, high = limits.ridge_interval
+ridge = limits.ridge
+print(compperf.tr("ridge: {r:.1f} ({a:.1f}-{b:.1f})", r=ridge, a=low, b=high))
 
 # %%
 # **2.** A vector register holds half as many float64 values as float32

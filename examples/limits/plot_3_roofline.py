@@ -66,7 +66,10 @@ N = ELEMENTS or max(2**20, 2 * (limits.last_level_cache or 2**24) // 4)
 # and outputs, each once. Real traffic is higher, so the intensity
 # (FLOP per byte) is an upper bound and the roof drawn for it too. The table
 # shows, per operation, what ``FlopCounterMode`` counted, the FLOP the page
-# uses (the count by hand where the counter says zero) and the bytes.
+# uses (the count by hand where the counter says zero) and the bytes. Each
+# operation is named by its code, with its sizes: ``a @ b, n = 64`` is the
+# product of two 64 x 64 matrices, ``nn.Linear, 32 x 512`` the layer of
+# 512 x 512 weights on a batch of 32 samples.
 
 
 def counted_flops(fn):
@@ -98,18 +101,26 @@ operations = [
     make("x + y", lambda: x + y, [x, y], [x], flops=N),
     make("relu(x)", lambda: torch.relu(x), [x], [x], flops=N),
     make("x.sum()", lambda: x.sum(), [x], [], flops=N),
-    make("softmax", lambda: rows.softmax(-1), [rows], [rows], flops=5 * N),
+    make(
+        "rows.softmax(-1)",
+        lambda: rows.softmax(-1),
+        [rows],
+        [rows],
+        flops=5 * N,
+    ),
 ]
 for n in MATMUL_SIZES:
     a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
-    operations.append(make(f"matmul {n}", lambda a=a, b=b: a @ b, [a, b], [a]))
+    operations.append(
+        make(f"a @ b, n = {n}", lambda a=a, b=b: a @ b, [a, b], [a])
+    )
 linear = nn.Linear(512, 512).to(device).requires_grad_(False)
 for batch in LINEAR_BATCHES:
     inp = torch.randn(batch, 512, device=device)
     out = linear(inp)
     operations.append(
         make(
-            f"Linear 512, batch {batch}",
+            f"nn.Linear, {batch} x 512",
             lambda inp=inp: linear(inp),
             [inp, linear.weight, linear.bias],
             [out],
@@ -118,7 +129,12 @@ for batch in LINEAR_BATCHES:
 conv = nn.Conv2d(32, 32, 3, padding=1).to(device).requires_grad_(False)
 image = torch.randn(1, 32, 32, 32, device=device)
 operations.append(
-    make("conv 3x3, 32 ch", lambda: conv(image), [image, conv.weight], [image])
+    make(
+        "nn.Conv2d(32, 32, 3)",
+        lambda: conv(image),
+        [image, conv.weight],
+        [image],
+    )
 )
 # The 512-256-128-2 perceptron of the compilers chapter, layer by layer.
 mlp_input = torch.randn(512, 512, device=device)
@@ -127,7 +143,7 @@ for layer in (nn.Linear(512, 256), nn.Linear(256, 128), nn.Linear(128, 2)):
     inp = torch.randn(512, layer.in_features, device=device)
     operations.append(
         make(
-            f"MLP {layer.in_features}-{layer.out_features}",
+            f"nn.Linear({layer.in_features}, {layer.out_features})",
             lambda layer=layer, inp=inp: F.linear(
                 inp, layer.weight, layer.bias
             ),
@@ -277,8 +293,8 @@ plt.show()
 #    float64?
 # 2. At which square size ``n`` does a float32 matrix product cross this
 #    machine's ridge point?
-# 3. What limits ``Linear 512, batch 1``: its bytes, or the fixed cost of a
-#    call?
+# 3. What limits ``nn.Linear, 1 x 512`` (one sample): its bytes, or the fixed
+#    cost of a call?
 #
 # Answers
 # -------
@@ -301,8 +317,8 @@ print(compperf.tr("size at the ridge point: n = {n:.0f}", n=6 * limits.ridge))
 # rest is reading the weights. Weights that fit a cache come from it after
 # the first call, which can put the point above the memory roof.
 
-one = next(m for op, m, *_ in results if op["name"] == "Linear 512, batch 1")
+one = next(m for op, m, *_ in results if op["name"] == "nn.Linear, 1 x 512")
 fixed = limits.overhead.value
-print(compperf.tr("Linear 512, batch 1: {t:time} per call", t=one.median))
+print(compperf.tr("{o}: {t:time} per call", o=one.description, t=one.median))
 print(compperf.tr("torch.add, one element: {t:time}", t=fixed))
 print(compperf.tr("share of the fixed cost: {s:.0%}", s=fixed / one.median))

@@ -26,7 +26,6 @@ page says so and moves the other points.
 # 5 % of the time), *no* when it lies at or above it, *unclear* when it
 # reaches across it or the machine was disturbed.
 
-import dataclasses
 import time
 import warnings
 
@@ -35,7 +34,7 @@ import torch
 from torch import nn
 
 import compperf
-from compperf.i18n import parts, table
+from compperf.i18n import Text, parts, table
 
 BATCH = 64
 BUDGET = 1.0  # seconds per comparison
@@ -56,12 +55,6 @@ print(compperf.environment(device))
 limits = compperf.ceilings(device)
 print(limits)
 points = {}  # name: (intensity, FLOP/s)
-
-
-def faster(comparison, candidate, baseline):
-    """compperf's verdict on the move, with its claim in the reader's words."""
-    verdict = comparison.faster(candidate, baseline)
-    return dataclasses.replace(verdict, claim=compperf.tr("faster"))
 
 
 # %%
@@ -86,7 +79,8 @@ def chain(x):
 
 n = ELEMENTS or max(2**20, 2 * (limits.last_level_cache or 2**24) // 4)
 x = torch.randn(n, device=device)
-variants = {"eager": lambda: chain(x)}
+eager = compperf.tr("eager")  # a name in the reader's language
+variants = {eager: lambda: chain(x)}
 start = time.perf_counter()
 try:
     with warnings.catch_warnings():
@@ -108,12 +102,12 @@ except torch._dynamo.exc.BackendCompilerFailed as error:  # No C++ compiler.
     print(compperf.tr("torch.compile failed here: {e}", e=reason))
 
 fusion = compperf.interleave(variants, device=device, budget=BUDGET)
-bytes_moved = {"eager": 4 * 8 * n, "torch.compile": 8 * n}
+bytes_moved = {eager: 4 * 8 * n, "torch.compile": 8 * n}
 for name in variants:
     share = limits.share(fusion.measurements[name], 4 * n, bytes_moved[name])
     points[name] = (share.intensity, share.achieved)
 if "torch.compile" in variants:
-    print(faster(fusion, "torch.compile", "eager"))
+    print(fusion.faster("torch.compile", eager))
 
 # %%
 # Batching: one call for many samples
@@ -127,18 +121,19 @@ if "torch.compile" in variants:
 layer = nn.Linear(512, 512).to(device).requires_grad_(False)
 samples = torch.randn(BATCH, 512, device=device)
 one_by_one = [samples[i : i + 1] for i in range(BATCH)]
+one_each, batched = compperf.tr("64 x batch 1"), compperf.tr("1 x batch 64")
 batching = compperf.interleave(
     {
-        "64 x batch 1": lambda: [layer(s) for s in one_by_one],
-        "1 x batch 64": lambda: layer(samples),
+        one_each: lambda: [layer(s) for s in one_by_one],
+        batched: lambda: layer(samples),
     },
     device=device,
     budget=BUDGET,
 )
 weights = (512 * 512 + 512) * 4
 for name, calls, batch in (
-    ("64 x batch 1", BATCH, 1),
-    ("1 x batch 64", 1, BATCH),
+    (one_each, BATCH, 1),
+    (batched, 1, BATCH),
 ):
     share = limits.share(
         batching.measurements[name],
@@ -146,7 +141,7 @@ for name, calls, batch in (
         calls * (weights + 2 * batch * 512 * 4),
     )
     points[name] = (share.intensity, share.achieved)
-print(faster(batching, "1 x batch 64", "64 x batch 1"))
+print(batching.faster(batched, one_each))
 
 # %%
 # The dtype: fewer bytes, and another roof
@@ -176,7 +171,7 @@ for name, dtype in dtypes.items():
     )
     points[name] = (share.intensity, share.achieved)
 for smaller, larger in (("float32", "float64"), ("bfloat16", "float32")):
-    print(faster(precision, smaller, larger))
+    print(precision.faster(smaller, larger))
 
 # %%
 # The picture
@@ -191,8 +186,8 @@ for smaller, larger in (("float32", "float64"), ("bfloat16", "float32")):
 # exercise 3).
 
 moves = [
-    ("eager", "torch.compile"),
-    ("64 x batch 1", "1 x batch 64"),
+    (eager, "torch.compile"),
+    (one_each, batched),
     ("float64", "float32"),
     ("float32", "bfloat16"),
 ]
@@ -214,7 +209,8 @@ for name, (intensity, rate) in points.items():
         name,
         (intensity, rate / 1e9),
         fontsize=8,
-        fontfamily="monospace",
+        # Code is drawn as it is; a name in words is translated (Text).
+        fontfamily=None if isinstance(name, Text) else "monospace",
         textcoords="offset points",
         xytext=(4, 4),
     )
@@ -264,7 +260,7 @@ plt.show()
 # unfused. Fusion multiplies the intensity by ``k`` at most. The line below
 # gives the intensity of this page's four operations, unfused and fused.
 
-unfused, fused = (4 * n / bytes_moved[k] for k in ("eager", "torch.compile"))
+unfused, fused = (4 * n / bytes_moved[k] for k in (eager, "torch.compile"))
 print(
     compperf.tr(
         "FLOP/byte: {u:.3f} unfused, {f:.3f} fused", u=unfused, f=fused

@@ -56,23 +56,29 @@ last_cache = max(caches.values()) if caches else 2**25
 # new line; with a random permutation no read is near the last. The same
 # kernel reads the same bytes each time, so only the order differs. ``x``
 # holds as many bytes as the last cache and the index twice as many, so that
-# most bytes come from memory.
+# most bytes come from memory. The three reads are timed in rounds
+# (``compperf.interleave``); the first lines give each order's median time
+# per element.
+#
+# Then compperf's verdict compares each order with the read in order. Its
+# line prints the claim "faster", the two orders, its outcome, the ratio of
+# their times (in order over the other) and its interval, against the
+# threshold ``1 / 1.05``: *yes* when the whole interval lies below it
+# (reading in that order costs more than in order here), *no* when it lies
+# at or above it (it costs no more, or less than 5 % more), *unclear* when
+# it reaches across it or the machine was disturbed.
 
 n = ELEMENTS or last_cache // 4
 x = torch.randn(n, device=device)
 out = torch.empty_like(x)
 order = torch.arange(n, device=device)
+# Each order's name, in the reader's language on the lines and the figure.
 indices = {
-    "in order": order,
-    "stride 16": order.view(-1, 16).t().reshape(-1),
-    "random": torch.randperm(n, device=device),
+    compperf.tr("in order"): order,
+    compperf.tr("stride 16"): order.view(-1, 16).t().reshape(-1),
+    compperf.tr("random"): torch.randperm(n, device=device),
 }
-# Names inside the sentences below and on the figure's axis.
-labels = {
-    "in order": compperf.tr("in order"),
-    "stride 16": compperf.tr("stride 16"),
-    "random": compperf.tr("random"),
-}
+in_order, stride_16, random_order = indices
 reads = compperf.interleave(
     {
         name: (lambda i=i: torch.index_select(x, 0, i, out=out))
@@ -81,32 +87,11 @@ reads = compperf.interleave(
     device=device,
     budget=BUDGET,
 )
-with compperf.i18n.parts():
-    header = [compperf.tr("order"), compperf.tr("ns per element")]
 per_element = {name: reads.measurements[name].median / n for name in indices}
-rows = [(labels[name], f"{t * 1e9:.2f}") for name, t in per_element.items()]
-print(compperf.i18n.table(header, rows))
-for name in ("stride 16", "random"):
-    verdict = reads.faster("in order", name)
-    ratio = reads.ratio(name, "in order")
-    if verdict.yes:
-        compperf.say(
-            "reading {order} costs more than in order here: {ratio}",
-            order=labels[name],
-            ratio=ratio,
-        )
-    elif verdict.no:
-        compperf.say(
-            "reading {order} costs no more than in order here: {ratio}",
-            order=labels[name],
-            ratio=ratio,
-        )
-    else:
-        compperf.say(
-            "unclear here: {order} against in order, {ratio}",
-            order=labels[name],
-            ratio=ratio,
-        )
+for name, t in per_element.items():
+    print(compperf.tr("{o}: {t:time} per element", o=name, t=t))
+for name in (stride_16, random_order):
+    print(reads.faster(in_order, name))
 
 # %%
 # Layouts: a transposed operand and ``channels_last``
@@ -118,7 +103,15 @@ for name in ("stride 16", "random"):
 # for the measurement. A convolution can take its input as NCHW
 # (each channel a plane) or ``channels_last`` (NHWC, the channels of one
 # pixel side by side); which is faster depends on the kernels the library
-# has for the device.
+# has for the device. Each variant is named by its code.
+#
+# For each pair, two verdict lines: is the first variant faster than the
+# second, then is the second faster than the first (claim "faster", the
+# ratio of their times and its interval, against ``1 / 1.05``). *yes* on
+# one line names the faster layout here; *no* on both means that the two
+# are within 5 % of each other; any *unclear* means that this run cannot
+# tell (the interval reaches across the threshold, or the machine was
+# disturbed).
 
 size = 256
 a, b = (
@@ -132,51 +125,20 @@ weight = torch.randn(32, 32, 3, 3, device=device)
 # conversion inside every call would time the copy as well.
 image_cl = image.to(memory_format=torch.channels_last)
 weight_cl = weight.to(memory_format=torch.channels_last)
+nchw, nhwc = "F.conv2d(image)", "F.conv2d(image_cl)"
 layouts = compperf.interleave(
     {
         "a @ b": lambda: a @ b,
         "a @ b_t": lambda: a @ b_t,
-        "conv NCHW": lambda: F.conv2d(image, weight, padding=1),
-        "conv channels_last": lambda: F.conv2d(image_cl, weight_cl, padding=1),
+        nchw: lambda: F.conv2d(image, weight, padding=1),
+        nhwc: lambda: F.conv2d(image_cl, weight_cl, padding=1),
     },
     device=device,
     budget=BUDGET,
 )
-for candidate, baseline in (
-    ("a @ b_t", "a @ b"),
-    ("conv channels_last", "conv NCHW"),
-):
-    ratio = layouts.ratio(candidate, baseline)
-    faster = layouts.faster(candidate, baseline)
-    slower = layouts.faster(baseline, candidate)
-    if faster.yes:
-        compperf.say(
-            "{candidate} is faster than {baseline} here: {ratio}",
-            candidate=candidate,
-            baseline=baseline,
-            ratio=ratio,
-        )
-    elif slower.yes:
-        compperf.say(
-            "{candidate} is slower than {baseline} here: {ratio}",
-            candidate=candidate,
-            baseline=baseline,
-            ratio=ratio,
-        )
-    elif faster.no and slower.no:
-        compperf.say(
-            "{candidate} and {baseline} are within 5 % of each other here: {ratio}",
-            candidate=candidate,
-            baseline=baseline,
-            ratio=ratio,
-        )
-    else:
-        compperf.say(
-            "unclear here: {candidate} against {baseline}, {ratio}",
-            candidate=candidate,
-            baseline=baseline,
-            ratio=ratio,
-        )
+for candidate, baseline in (("a @ b_t", "a @ b"), (nhwc, nchw)):
+    print(layouts.faster(candidate, baseline))
+    print(layouts.faster(baseline, candidate))
 
 # %%
 # A chain of dependent loads
@@ -189,7 +151,16 @@ for candidate, baseline in (
 # Python over an ``array`` of its values, because a tensor operation per
 # step would cost microseconds of overhead
 # (:doc:`/auto_examples/limits/plot_1_three_regimes`) and hide the latency;
-# each step also pays Python's own few tens of nanoseconds.
+# each step also pays Python's own few tens of nanoseconds. The table gives
+# the best of three chases per chain size.
+#
+# The smallest and the largest chain are then chased in rounds, and
+# compperf's verdict line asks whether a load of the smallest is faster by
+# more than 1.5× (claim "faster", the two sizes in entries, the ratio of
+# their times and its interval, against ``1 / 1.5``): *yes* means that a
+# dependent load costs more than 1.5× as much in the largest chain as in the
+# smallest, *no* that it costs less than 1.5× more here, *unclear* that this
+# run cannot tell.
 
 
 def chase(table, steps):
@@ -225,25 +196,7 @@ chains = compperf.interleave(
     device="cpu",
     budget=BUDGET,
 )
-verdict = chains.faster(str(first), str(last), margin=1.5)
-ratio = chains.ratio(str(last), str(first))
-if verdict.yes:
-    compperf.say(
-        "a dependent load costs more in the largest chain than in the smallest: "
-        "{ratio}",
-        ratio=ratio,
-    )
-elif verdict.no:
-    compperf.say(
-        "a dependent load costs less than 1.5× more in the largest chain here: "
-        "{ratio}",
-        ratio=ratio,
-    )
-else:
-    compperf.say(
-        "unclear here how much the largest chain costs per load ({ratio})",
-        ratio=ratio,
-    )
+print(chains.faster(str(first), str(last), margin=1.5))
 
 # %%
 # The picture
@@ -255,7 +208,7 @@ else:
 
 fig, (left, right) = plt.subplots(2, 1, figsize=(7, 7), layout="constrained")
 left.bar(
-    [labels[name] for name in indices],
+    list(indices),
     [t * 1e9 for t in per_element.values()],
     color=["tab:green", "tab:orange", "tab:red"],
 )

@@ -126,8 +126,8 @@ def test_three_regimes_boundaries_follow_the_verdicts():
             assert found["low"] < found["high"]
             assert found["low"] in sizes
             assert found["value"] == found["high"]
-        # The verdict's own line, under the page's name for its claim.
-        line = f"the work dominates from a size ({names[key]}): {found['outcome']}"
+        # The verdict's own line, under compperf's name for its claim.
+        line = f"crossover ({names[key]}): {found['outcome']}"
         assert line in text
     # The fit of exercise 1: t0 is the smallest size's time, c the slope to the largest.
     slope = (p["chain_times"][-1] - p["chain_times"][0]) / (
@@ -156,12 +156,17 @@ def test_ceilings_page_sweeps_and_derives_what_it_prints():
     low, high = p["ridge_interval"]
     assert low <= p["ridge"] <= high
     assert p["peak"][0] <= p["peak"][1] <= p["peak"][2]
-    sentence = {
-        "yes": "the caches are faster",
-        "no": "no faster here",
-        "unclear": "unclear here whether the caches are faster",
-    }[p["cache_faster"]["outcome"]]
-    assert sentence in prose(run.stdout)
+    text = prose(run.stdout)
+    # Each verdict prints its own line: compperf's claim, the code it is about, the outcome.
+    assert p["cache_faster"]["subject"] == "dst.copy_(src)"
+    assert f"cache faster than memory (dst.copy_(src)): {p['cache_faster']['outcome']}" in text
+    if p["half"] is not None:
+        line = f"below half of the theoretical peak ({p['half']['subject']}): "
+        assert line + p["half"]["outcome"] in text
+    else:
+        assert "below half of the theoretical peak" not in text
+    best = p["best"] / 1e9
+    assert f"best: {best:.3g} GFLOP/s" in text or best >= 1000 or best < 1
     assert p["figures"] == 1
 
 
@@ -175,8 +180,8 @@ def test_roofline_counts_places_and_decides_each_operation():
     assert by_name["x + y"] == (n, 0, 3 * 4 * n)  # FlopCounterMode counts no additions
     assert by_name["x.sum()"][1] == 0
     for size in p["matmul_sizes"]:
-        assert by_name[f"matmul {size}"] == (2 * size**3, 2 * size**3, 3 * 4 * size**2)
-    assert by_name["MLP 512-256"][0] == 2 * 512 * 512 * 256
+        assert by_name[f"a @ b, n = {size}"] == (2 * size**3, 2 * size**3, 3 * 4 * size**2)
+    assert by_name["nn.Linear(512, 256)"][0] == 2 * 512 * 512 * 256
     low, high = p["ridge_interval"]
     for (
         intensity,
@@ -230,7 +235,7 @@ def test_moving_points_prints_what_each_comparison_decided():
     else:
         fused, eager = p["points"]["torch.compile"][0], p["points"]["eager"][0]
         assert fused == pytest.approx(4 * eager)  # the same FLOP on a quarter of the bytes
-    # Each move prints compperf's verdict line, under the page's word for its claim.
+    # Each move prints compperf's verdict line, its claim in compperf's words.
     moves = [p["batching"], *p["dtypes"]] + ([p["fusion"]] if p["fusion"] else [])
     for verdict in moves:
         assert verdict["claim"] == "faster"
@@ -255,19 +260,15 @@ def test_access_patterns_read_the_same_bytes_and_say_what_was_decided():
     assert all(p["cycle"])  # each chain is one cycle through all its entries
     assert len(p["latency"]) == len(p["chase_sizes"])
     text = prose(run.stdout)
+    # Each comparison prints compperf's verdict line: claim, the two variants, outcome.
     for order, verdict in p["reads"].items():
-        sentence = {
-            "yes": f"reading {order} costs more than in order here",
-            "no": f"reading {order} costs no more than in order here",
-            "unclear": f"unclear here: {order} against in order",
-        }[verdict["outcome"]]
-        assert sentence in text
-    sentence = {
-        "yes": "a dependent load costs more in the largest chain than in the smallest",
-        "no": "a dependent load costs less than 1.5× more in the largest chain here",
-        "unclear": "unclear here how much the largest chain costs per load",
-    }[p["chains"]["outcome"]]
-    assert sentence in text
+        assert verdict["subject"] == f"in order vs {order}"
+        assert f"faster (in order vs {order}): {verdict['outcome']}" in text
+    first, last = p["chase_sizes"][0], p["chase_sizes"][-1]
+    assert p["chains"]["threshold"] == pytest.approx(1 / 1.5)
+    assert f"faster ({first} vs {last}): {p['chains']['outcome']}" in text
+    for pair in ("a @ b_t vs a @ b", "F.conv2d(image_cl) vs F.conv2d(image)"):
+        assert f"faster ({pair}): " in text
     assert p["figures"] == 1
 
 

@@ -36,10 +36,6 @@ LIMIT = 0.10
 # it), printing verdicts with print(verdict) and values with one-line labelled messages
 # ("{t:time}", "{b:bytes}"); then it leaves this list.
 NOT_YET_CONVERTED = {
-    # Just over: their figures' titles (a figure's description for screen readers).
-    "asynchronous/plot_async_matmul.py",
-    "asynchronous/plot_cost_model.py",
-    "asynchronous/plot_frontend_running_ahead.py",
     "compilers/plot_1_imperative_symbolic.py",
     "compilers/plot_2_hybridize_mlp.py",
     "compilers/plot_3_when_compilation_pays.py",
@@ -53,8 +49,6 @@ NOT_YET_CONVERTED = {
     "distributed/plot_2_distributed_data_parallel.py",
     "distributed/plot_3_communication_costs.py",
     "distributed/plot_4_scaling.py",
-    "limits/plot_2_ceilings.py",
-    "limits/plot_5_access_patterns.py",
     "parallelism/plot_1_intra_op_threads.py",
     "parallelism/plot_2_inter_op.py",
     "parallelism/plot_3_streams_and_copies.py",
