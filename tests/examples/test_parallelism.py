@@ -81,6 +81,11 @@ def says_as_measured(text: str, outcome: str, sentences: dict[str, str]) -> None
             )
 
 
+def verdict_lines(claim: str, subject: str) -> dict[str, str]:
+    """The start of ``print(verdict)``'s line for each outcome (English)."""
+    return {outcome: f"{claim} ({subject}): {outcome}" for outcome in ("yes", "no", "unclear")}
+
+
 def test_the_chapter_has_its_examples_and_every_one_a_probe():
     assert sorted(PROBES) == [path.name for path in examples(CHAPTER)]
 
@@ -100,31 +105,17 @@ def test_intra_op_page_says_what_it_measured():
     text = prose(run.stdout)
     # The environment variables act on a child process at its start.
     assert p["child_threads"] == 1
+    assert "child's threads: 1" in text
     assert "torch.__config__.parallel_info()" not in run.stdout  # its output, not its name
     assert "ATen parallel backend" in run.stdout
     assert p["counts"][0] == 1
     assert 2 in p["counts"]
     assert p["threads_after"] == p["max_threads"]  # the page gives the pool back
     assert len(p["outcomes"]) == 3
+    # Each verdict prints its own line; the prose says what each outcome means.
     for name, outcome in p["outcomes"].items():
-        says_as_measured(
-            text,
-            outcome,
-            {
-                "yes": f"{name}: faster with",
-                "no": f"{name}: not measurably faster with",
-                "unclear": f"{name}: whether it is faster with",
-            },
-        )
-    says_as_measured(
-        text,
-        p["like_cores"],
-        {
-            "yes": "these logical CPUs behave like separate cores.",
-            "no": "here these logical CPUs do not behave like separate cores.",
-            "unclear": "Whether these logical CPUs behave like separate cores is unclear here",
-        },
-    )
+        says_as_measured(text, outcome, verdict_lines("faster", name))
+    says_as_measured(text, p["like_cores"], verdict_lines("like separate cores", "torch.mm(a, b)"))
     for low_high in p["shares"].values():
         assert all(0.0 <= share <= 1.0 for share in low_high)
     assert p["figures"] == 1
