@@ -184,7 +184,7 @@ for name, ratios in speedups.items():
     hi = amdahl_share(counts[-1:], [ratios[-1].high])
     shares[name] = (p, lo, hi)
     fit = compperf.tr("p = {p:.0%} ({a:.0%}–{b:.0%})", p=p, a=lo, b=hi)
-    print(name, fit)
+    print(compperf.tr("{w}: {fit}", w=name, fit=fit))
 
 # %%
 # The verdicts
