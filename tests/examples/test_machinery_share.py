@@ -56,7 +56,6 @@ NOT_YET_CONVERTED = {
     "limits/plot_2_ceilings.py",
     "limits/plot_5_access_patterns.py",
     "parallelism/plot_3_streams_and_copies.py",
-    "parallelism/plot_4_dataloader_workers.py",
 }
 
 
