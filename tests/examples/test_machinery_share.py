@@ -55,7 +55,6 @@ NOT_YET_CONVERTED = {
     "distributed/plot_4_scaling.py",
     "limits/plot_2_ceilings.py",
     "limits/plot_5_access_patterns.py",
-    "parallelism/plot_3_streams_and_copies.py",
 }
 
 

@@ -147,31 +147,20 @@ def test_streams_page_says_what_it_measured():
     run = ran("plot_3_streams_and_copies.py")
     p = run.probe
     text = prose(run.stdout)
-    says_as_measured(
-        text,
-        p["cpu"],
-        {
-            "yes": "On the CPU, a copy in a second thread overlapped",
-            "no": "a copy in a second thread did not overlap a one-thread matrix product "
-            "measurably here",
-            "unclear": "whether a copy in a second thread overlapped",
-        },
-    )
+    cpu_ways = "copy in a second thread vs copy, then product"
+    says_as_measured(text, p["cpu"], verdict_lines("faster", cpu_ways))
     if p["device"].startswith("cuda"):
+        assert set(p["gpu"]) == {"pinned", "pageable"}
         for memory, outcome in p["gpu"].items():
-            says_as_measured(
-                text,
-                outcome,
-                {
-                    "yes": f"From {memory} memory, the copy overlapped",
-                    "no": f"From {memory} memory, the copy did not overlap measurably here",
-                    "unclear": f"From {memory} memory, whether the copy overlapped is unclear",
-                },
-            )
+            says_as_measured(text, outcome, verdict_lines("faster", f"side_by_side({memory})"))
+        assert "not sevens, after synchronizing: 0" in text
+        assert "one product between events:" in text
     else:
+        # Nothing measured on a GPU, and the line says so; the prose says what a GPU shows.
         assert p["gpu"] == {}
-        assert "What a GPU shows (this build has no CUDA device" in text
-        assert "the copy overlapped" not in text
+        assert "no CUDA device: nothing measured on a GPU here" in text
+        assert "faster (side_by_side(" not in text
+        assert "not sevens" not in text
     if p["device"] == "cpu":
         assert "pin_memory() failed:" in text
     assert p["alive_threads"] == 1
