@@ -140,8 +140,8 @@ print(compperf.tr("ran on the calling thread: {s}", s=same_thread))
 # (``torch.set_num_threads(1)``, as each ``DataLoader`` worker and each
 # ``torchrun`` rank does): one job fills one core, and a second job may fill
 # another. ``compperf.interleave`` times both ways in turns, for each case.
-# Under each case's name, the line gives the time one after the other over
-# the time with a thread per job: above 1, the threads finished first.
+# Each case's line gives the time one after the other over the time with a
+# thread per job: above 1, the threads finished first.
 cases = {
     compperf.tr("intra-op threads: all {n}", n=max_threads): max_threads,
     compperf.tr("intra-op threads: 1"): 1,
@@ -152,8 +152,8 @@ for case, threads in cases.items():
     comparisons[case] = compperf.interleave(
         ways, device=device, budget=2.0, min_rounds=10, num_threads=threads
     )
-    print(case)
-    print(comparisons[case].ratio(sequential, threaded))
+    ratio = comparisons[case].ratio(sequential, threaded)
+    print(compperf.tr("{case}: {r}", case=case, r=ratio))
 
 # %%
 # The verdicts

@@ -88,7 +88,7 @@ def step(batch):
 
 
 load_batch = batch_size * cost
-print(compperf.tr("loading, one batch (CPU time): {t:time}", t=load_batch))
+print(compperf.tr("batch's loading (CPU time): {t:time}", t=load_batch))
 print(compperf.tr("products in one step: {n}", n=products))
 
 # %%
@@ -184,27 +184,30 @@ print(comparison.disturbance)
 # * *unclear*: the interval straddles it, or the machine was disturbed: this
 #   run cannot tell.
 #
-# Under the first verdict, two lines set the gain against the loading: the
+# After the verdicts, two lines set the gain against the loading: the
 # interval of the time one worker saved per epoch (negative where it cost
 # time), and the loading's CPU time per epoch. A system that cannot fork
 # prints none of these lines.
+
+
+def versus(a, b):
+    return compperf.tr("{candidate} vs {baseline}", candidate=a, baseline=b)
+
+
 verdicts = {}
 if len(worker_counts) > 1:
     whole = comparison.measurements["num_workers=0"].median
     gain = comparison.ratio("num_workers=1", "num_workers=0")
     saved = [whole * (1 - r) for r in (gain.high, gain.low)]
-    verdicts["1 vs 0"] = comparison.faster("num_workers=1", "num_workers=0")
-    print(verdicts["1 vs 0"])
-    a, b = saved
-    print(compperf.tr("saved per epoch: {a:time} to {b:time}", a=a, b=b))
-    print(
-        compperf.tr("loading, one epoch (CPU time): {t:time}", t=load_seconds)
-    )
-    for more in worker_counts[2:]:
-        verdicts[f"{more} vs 1"] = comparison.faster(
-            f"num_workers={more}", "num_workers=1"
+    for more, fewer in [(1, 0)] + [(more, 1) for more in worker_counts[2:]]:
+        a, b = f"num_workers={more}", f"num_workers={fewer}"
+        verdicts[f"{more} vs {fewer}"] = comparison.faster(
+            a, b, subject=versus(a, b)
         )
-        print(verdicts[f"{more} vs 1"])
+        print(verdicts[f"{more} vs {fewer}"])
+    a, b = saved
+    print(compperf.tr("saved by one worker: {a:time} to {b:time}", a=a, b=b))
+    print(compperf.tr("epoch's loading (CPU time): {t:time}", t=load_seconds))
 
 # %%
 # The figure shows each epoch's median with its IQR, and two lines: loading
@@ -259,9 +262,8 @@ if context:
         budget=2.0,
         num_threads=1,
     )
-    verdicts["persistent"] = restart.faster(
-        "persistent_workers=True", "persistent_workers=False"
-    )
+    a, b = "persistent_workers=True", "persistent_workers=False"
+    verdicts["persistent"] = restart.faster(a, b, subject=versus(a, b))
     print(verdicts["persistent"])
 
 # %%

@@ -182,7 +182,7 @@ def test_dataloader_page_says_what_it_measured():
     assert "threads in a worker: 1" in text
     one = verdict_lines("faster", "num_workers=1 vs num_workers=0")
     says_as_measured(text, p["outcomes"]["1 vs 0"], one)
-    assert "saved per epoch:" in text
+    assert "saved by one worker:" in text
     for more in p["worker_counts"][2:]:
         more_vs_one = verdict_lines("faster", f"num_workers={more} vs num_workers=1")
         says_as_measured(text, p["outcomes"][f"{more} vs 1"], more_vs_one)
