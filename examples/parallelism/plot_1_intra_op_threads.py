@@ -37,20 +37,13 @@ print(compperf.environment(device))
 # ``torch.__config__.parallel_info()`` says which library runs the pool
 # (OpenMP, or PyTorch's own), how many threads it has, and whether
 # ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS`` were set when the process
-# started. ``torch.get_num_threads()`` is the same count for operators that
-# split their work (intra-op); ``torch.get_num_interop_threads()`` is the pool
-# that runs independent TorchScript tasks (next page,
+# started. Its line ``at::get_num_threads()`` is what
+# ``torch.get_num_threads()`` returns, the count for operators that split
+# their work (intra-op); ``at::get_num_interop_threads()`` is the pool that
+# runs independent TorchScript tasks (next page,
 # :doc:`/auto_examples/parallelism/plot_2_inter_op`).
 print(torch.__config__.parallel_info())
 max_threads = torch.get_num_threads()
-print(
-    compperf.tr(
-        "torch.get_num_threads() = {intra}, "
-        "torch.get_num_interop_threads() = {inter}",
-        intra=max_threads,
-        inter=torch.get_num_interop_threads(),
-    )
-)
 
 # %%
 # How many cores are there really? ``os.cpu_count()`` counts logical CPUs. On
@@ -58,7 +51,8 @@ print(
 # ``/sys/devices/system/cpu/cpu*/topology``. Two logical CPUs on one core
 # (hyper-threads) share that core's arithmetic units. A virtual machine only
 # sees what the hypervisor shows it: two "cores" there may be two halves of
-# one physical core on the host.
+# one physical core on the host. The line below gives both counts; where the
+# system has no such files (not Linux), the count of cores is ``None``.
 
 
 def cores_reported():
@@ -70,13 +64,8 @@ def cores_reported():
     return len(cores) or None
 
 
-print(
-    compperf.tr(
-        "logical CPUs: {logical}; physical cores reported: {physical}",
-        logical=os.cpu_count(),
-        physical=cores_reported(),
-    )
-)
+logical, physical = os.cpu_count(), cores_reported()
+print(compperf.tr("logical CPUs: {n}, cores: {c}", n=logical, c=physical))
 
 # %%
 # Setting the thread count
@@ -86,7 +75,10 @@ print(
 # operator, so you set them outside Python or for a child process. The child
 # below starts with ``OMP_NUM_THREADS=1`` and ``MKL_NUM_THREADS=1`` and prints
 # what it sees; it has 60 seconds to finish. The POSIX ``env`` command starts
-# it with the two variables added to this process's environment.
+# it with the two variables added to this process's environment. The line
+# below is the child's ``torch.get_num_threads()``: 1, whatever this process
+# has. A system without the ``env`` command prints nothing here; set
+# ``OMP_NUM_THREADS=1`` in a shell and start Python from it to see the same.
 child_threads = None
 if shutil.which("env"):
     variables = ["OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1"]
@@ -99,20 +91,7 @@ if shutil.which("env"):
         check=True,
     )
     child_threads = int(child.stdout.split()[-1])
-    print(
-        compperf.tr(
-            "A child started with OMP_NUM_THREADS=1 has "
-            "torch.get_num_threads() = {threads}",
-            threads=child_threads,
-        )
-    )
-else:
-    print(
-        compperf.tr(
-            "This system has no env command: set OMP_NUM_THREADS=1 in a "
-            "shell and start Python from it to see the same."
-        )
-    )
+    print(compperf.tr("child's threads: {n}", n=child_threads))
 
 # %%
 # Three operations
@@ -121,7 +100,11 @@ else:
 # thread has arithmetic to do. ``torch.exp`` over millions of values does a
 # little arithmetic per value it reads and writes. An addition on a thousand
 # values is smaller than PyTorch's grain size (``at::internal::GRAIN_SIZE``,
-# 32768 elements): PyTorch does not split it at all, whatever the pool.
+# 32768 elements): PyTorch does not split it at all, whatever the pool. Each
+# operation is named by its call below (each writes into a tensor made for
+# it, ``out=``); the matrices are ``n`` by ``n``, the exponential runs on
+# ``elements`` values. The line after the code lists the
+# thread counts measured: 1, 2, some counts between, and all of the pool.
 n = 1024
 elements = 2**22
 # sphinx_gallery_start_ignore
@@ -133,16 +116,12 @@ a, b = torch.randn(n, n), torch.randn(n, n)
 values, exps = torch.randn(elements), torch.empty(elements)
 small, small_out = torch.randn(1000), torch.empty(1000)
 workloads = {
-    compperf.tr("matrix product {n} by {n}", n=n): lambda: torch.mm(a, b),
-    compperf.tr("torch.exp on {elements} values", elements=elements): (
-        lambda: torch.exp(values, out=exps)
-    ),
-    compperf.tr("addition on 1000 values"): lambda: torch.add(
-        small, 1, out=small_out
-    ),
+    "torch.mm(a, b)": lambda: torch.mm(a, b),
+    "torch.exp(values)": lambda: torch.exp(values, out=exps),
+    "torch.add(small, 1)": lambda: torch.add(small, 1, out=small_out),
 }
 counts = sorted({1, 2, max_threads} | {c for c in (4, 8) if c < max_threads})
-print(compperf.tr("thread counts: {counts}", counts=counts))
+print(compperf.tr("thread counts: {c}", c=counts))
 
 # %%
 # Speed-up against threads
@@ -151,7 +130,8 @@ print(compperf.tr("thread counts: {counts}", counts=counts))
 # turns (1, 2, 1, 2, …), so that a busy moment of the machine hits all of
 # them alike. The speed-up with ``n`` threads is the time with one thread over
 # the time with ``n``: the median of the per-round ratios, with its 95 %
-# interval. Look at how far each interval lies from 1.
+# interval. Each line below gives one operation, one thread count and its
+# speed-up. Look at how far each interval lies from 1.
 
 
 def with_threads(threads, operation):
@@ -176,15 +156,8 @@ speedups = {
     for name, comparison in comparisons.items()
 }
 for name, ratios in speedups.items():
-    print(name)
-    for threads, ratio in zip(counts[1:], ratios[1:], strict=True):
-        print(
-            compperf.tr(
-                "  with {threads} threads: speed-up {ratio}",
-                threads=threads,
-                ratio=ratio,
-            )
-        )
+    for c, r in zip(counts[1:], ratios[1:], strict=True):
+        print(compperf.tr("{w}, {n} threads: {r}", w=name, n=c, r=r))
 
 # %%
 # Amdahl's law
@@ -193,7 +166,8 @@ for name, ratios in speedups.items():
 # not, the speed-up is ``S(n) = 1 / ((1 - p) + p / n)``. A least-squares fit
 # of ``1 / S`` gives ``p``, and the speed-up's interval at the largest thread
 # count gives a range for it. ``p`` lies between 0 and 1; a speed-up below 1
-# (threads that cost more than they bring) shows as 0.
+# (threads that cost more than they bring) shows as 0. Each line below gives
+# an operation's fitted ``p`` and that range.
 
 
 def amdahl_share(threads, speedup):
@@ -205,56 +179,34 @@ def amdahl_share(threads, speedup):
 
 shares = {}
 for name, ratios in speedups.items():
-    fitted = amdahl_share(counts[1:], [r.estimate for r in ratios[1:]])
-    low = amdahl_share(counts[-1:], [ratios[-1].low])
-    high = amdahl_share(counts[-1:], [ratios[-1].high])
-    shares[name] = (fitted, low, high)
-    print(
-        compperf.tr(
-            "{name}: p = {share:.0%} (from {low:.0%} to {high:.0%})",
-            name=name,
-            share=fitted,
-            low=low,
-            high=high,
-        )
-    )
+    p = amdahl_share(counts[1:], [r.estimate for r in ratios[1:]])
+    lo = amdahl_share(counts[-1:], [ratios[-1].low])
+    hi = amdahl_share(counts[-1:], [ratios[-1].high])
+    shares[name] = (p, lo, hi)
+    fit = compperf.tr("p = {p:.0%} ({a:.0%}–{b:.0%})", p=p, a=lo, b=hi)
+    print(compperf.tr("{w}: {fit}", w=name, fit=fit))
 
 # %%
 # The verdicts
 # ------------
-# Each sentence below is chosen by ``Comparison.faster``: "yes" when the whole
-# interval of the ratio lies below 1 / 1.05 (more than 5 % faster), "no" when
-# it lies above, "unclear" otherwise. A busy machine widens the intervals, and
-# then the page says "unclear" rather than guess.
+# ``Comparison.faster`` decides, for each operation, whether it runs faster
+# with all the pool's threads (the largest count above) than with one. Its
+# line prints the claim "faster", the operation, the outcome, and the
+# interval of the time with all the threads over the time with one, against
+# the threshold 1 / 1.05:
+#
+# * *yes*: the whole interval lies below it: more than 5 % faster with all
+#   the threads.
+# * *no*: the whole interval lies at it or above: not measurably faster here.
+# * *unclear*: the interval straddles it, or the machine was disturbed. A busy
+#   machine widens the intervals, and then the page says "unclear" rather
+#   than guess.
+#
+# The last line says what compperf saw of the rest of the machine meanwhile.
 verdicts = {}
 for name, comparison in comparisons.items():
-    verdict = comparison.faster(str(counts[-1]), "1", subject=name)
-    verdicts[name] = verdict
-    speedup = speedups[name][-1]
-    if verdict.yes:
-        compperf.say(
-            "{name}: faster with {threads} threads than with one, speed-up "
-            "{ratio}.",
-            name=name,
-            threads=counts[-1],
-            ratio=speedup,
-        )
-    elif verdict.no:
-        compperf.say(
-            "{name}: not measurably faster with {threads} threads than with "
-            "one here (speed-up {ratio}).",
-            name=name,
-            threads=counts[-1],
-            ratio=speedup,
-        )
-    else:
-        compperf.say(
-            "{name}: whether it is faster with {threads} threads than with one "
-            "is unclear here (speed-up {ratio}).",
-            name=name,
-            threads=counts[-1],
-            ratio=speedup,
-        )
+    verdicts[name] = comparison.faster(str(counts[-1]), "1", subject=name)
+    print(verdicts[name])
 disturbance = comparisons[next(iter(comparisons))].disturbance
 for comparison in comparisons.values():
     disturbance = disturbance.combine(comparison.disturbance)
@@ -268,41 +220,30 @@ print(disturbance)
 # ideal speed-up, ``(1 + n) / 2`` (1.5 on two). If they are halves of one
 # physical core, or other programs hold them, it gains less. The verdict
 # below asks whether the whole interval of its speed-up lies above that mark.
+# Its line gives the time with all the threads over the time with one (the
+# inverse of the speed-up), its interval, and the threshold ``1 / mark``:
+#
+# * *yes*: the whole interval lies below ``1 / mark``: the matrix product
+#   sped up by more than ``mark`` times, and these logical CPUs behave like
+#   separate cores.
+# * *no*: the whole interval lies at ``1 / mark`` or above: it sped up by less,
+#   and here these logical CPUs do not behave like separate cores. They may
+#   share physical cores, or other programs held them.
+# * *unclear*: the interval straddles ``1 / mark`` (or the machine was
+#   disturbed): this run cannot tell.
 matmul = next(iter(speedups))
-matmul_speedup = speedups[matmul][-1]
 mark = (1 + counts[-1]) / 2
+time_ratio = comparisons[matmul].ratio(str(counts[-1]), "1")
 like_cores = compperf.conclude(
     "like separate cores",
     matmul,
-    1 / matmul_speedup.high,
-    1 / matmul_speedup.low,
+    time_ratio.low,
+    time_ratio.high,
     below=1 / mark,
     disturbed=disturbance.disturbed,
-    value=matmul_speedup.estimate,
+    value=time_ratio.estimate,
 )
-if like_cores.yes:
-    compperf.say(
-        "With {threads} threads the matrix product sped up by more than "
-        "{mark:.1f} times: these logical CPUs behave like separate cores.",
-        mark=mark,
-        threads=counts[-1],
-    )
-elif like_cores.no:
-    compperf.say(
-        "With {threads} threads the matrix product sped up by less than "
-        "{mark:.1f} times: here these logical CPUs do not behave like "
-        "separate cores. They may share physical cores, or other programs "
-        "held them.",
-        mark=mark,
-        threads=counts[-1],
-    )
-else:
-    compperf.say(
-        "Whether these logical CPUs behave like separate cores is unclear "
-        "here: the matrix product's speed-up interval spans {mark:.1f} "
-        "times.",
-        mark=mark,
-    )
+print(like_cores)
 
 # %%
 # The figure shows each speed-up with its interval, Amdahl's curve for the
@@ -327,13 +268,8 @@ for index, (name, ratios) in enumerate(speedups.items()):
     )
     p = shares[name][0]
     ax.plot(grid, 1 / ((1 - p) + p / grid), color=f"C{index}", alpha=0.6)
-ax.plot(
-    grid,
-    grid,
-    color="gray",
-    linestyle=":",
-    label=compperf.tr("ideal: S(n) = n"),
-)
+ideal = compperf.tr("ideal: S(n) = n")
+ax.plot(grid, grid, color="gray", linestyle=":", label=ideal)
 ax.set_xticks(counts)
 ax.set_xlabel(compperf.tr("intra-op threads"))
 ax.set_ylabel(compperf.tr("speed-up over one thread"))
@@ -365,16 +301,12 @@ plt.show()
 # Answers
 # -------
 # 1. ``S(16) = 1 / ((1 - p) + p / 16)``, and the limit for many threads is
-#    ``1 / (1 - p)``. With this page's fit:
+#    ``1 / (1 - p)``. With this page's fit for the matrix product, the line
+#    below gives both (the limit is ``inf`` where ``p`` is 100 %):
 p = shares[matmul][0]
+s16 = 1 / ((1 - p) + p / 16)
 limit = 1 / (1 - p) if p < 1 else float("inf")
-compperf.say(
-    "With p = {share:.0%}, Amdahl's law predicts a speed-up of {s16:.1f} times "
-    "on 16 threads and at most {limit:.1f} times on any number.",
-    share=p,
-    s16=1 / ((1 - p) + p / 16),
-    limit=limit,
-)
+print(compperf.tr("S(16) = {s:.1f}, limit: {m:.1f}", s=s16, m=limit))
 
 # %%
 # A ``p`` fitted from one or two thread counts says little about 16: the
@@ -385,7 +317,8 @@ compperf.say(
 #    it, both thread counts run the same single-threaded loop, so any
 #    speed-up there is noise. Above it, PyTorch splits the loop and a second
 #    thread can take half the work, if it gets a core: on a busy machine it
-#    waits for one, and every call waits for it.
+#    waits for one, and every call waits for it. Each line gives a size and
+#    its speed-up with all the threads over one.
 sizes = [2**14, 2**16]
 around = {}
 for size in sizes:
@@ -399,15 +332,8 @@ for size in sizes:
         device=device,
         budget=0.75,
     )
-    print(
-        compperf.tr(
-            "torch.add on {size} values, with {threads} threads: speed-up "
-            "{ratio}",
-            size=size,
-            threads=counts[-1],
-            ratio=around[size].ratio("1", str(counts[-1])),
-        )
-    )
+    r = around[size].ratio("1", str(counts[-1]))
+    print(compperf.tr("torch.add, {n} values: {r}", n=size, r=r))
 torch.set_num_threads(max_threads)
 
 # %%

@@ -34,7 +34,8 @@ max_threads = torch.get_num_threads()
 # Each job is a chain of matrix products that depend on each other; the two
 # chains do not depend on each other, so they could run at the same time.
 # PyTorch itself never starts them side by side: in eager mode every call runs
-# to the end before Python gets the next one.
+# to the end before Python gets the next one. The two ways of running them
+# are named once, for the lines and the figure below.
 n, steps = 256, 4
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
@@ -54,6 +55,9 @@ def one_after_the_other():
     return [job(x) for x in inputs]
 
 
+sequential = compperf.tr("one after the other")
+threaded = compperf.tr("a Python thread per job")
+
 # %%
 # Python threads
 # --------------
@@ -61,7 +65,11 @@ def one_after_the_other():
 # computes, so a second Python thread can start its own operator meanwhile.
 # Each call starts one thread per job and joins it with a timeout: a stuck
 # job ends the page with an error instead of hanging it, and a daemon thread
-# never keeps Python from exiting.
+# never keeps Python from exiting. The line below is what
+# ``torch.get_num_threads()`` returns in a new thread: the same pool as the
+# main thread's. ``torch.testing.assert_close`` then checks that both ways
+# compute the same results; it stops the page with an error where they
+# differ.
 TIMEOUT = 60  # seconds any job may take
 
 
@@ -88,17 +96,11 @@ seen = []
 probe = threading.Thread(target=lambda: seen.append(torch.get_num_threads()))
 probe.start()
 probe.join(timeout=TIMEOUT)
-print(
-    compperf.tr(
-        "A new Python thread sees torch.get_num_threads() = {threads}",
-        threads=seen[0],
-    )
-)
-for side_by_side, sequential in zip(
+print(compperf.tr("torch.get_num_threads() in a new thread: {n}", n=seen[0]))
+for side_by_side, in_order in zip(
     in_threads(), one_after_the_other(), strict=True
 ):
-    torch.testing.assert_close(side_by_side, sequential)
-print(compperf.tr("Both ways compute the same results."))
+    torch.testing.assert_close(side_by_side, in_order)
 
 # %%
 # ``torch.jit.fork``: the TorchScript way, and what it does in eager mode
@@ -109,7 +111,10 @@ print(compperf.tr("Both ways compute the same results."))
 # Called from Python, as here, torch 2.13 runs ``fn`` at once, on the calling
 # thread, and returns a future that is already done; it also warns that
 # TorchScript is deprecated. The check below asks the future whether it is
-# done at the moment ``fork`` returns, and which thread ran the job.
+# done at the moment ``fork`` returns, and which thread ran the job. Where
+# both lines say ``True``, ``fork`` ran the job on the calling thread and had
+# finished it when it returned: in eager mode it runs nothing side by side.
+# A build that printed ``False`` in either line would run it asynchronously.
 ran_on = []
 
 
@@ -123,19 +128,8 @@ with compperf.shown_warnings(r"`torch\.jit\."):
     done_at_return = future.done()
     torch.jit.wait(future)
 same_thread = ran_on == [threading.get_ident()]
-if done_at_return and same_thread:
-    compperf.say(
-        "torch.jit.fork ran the job on the calling thread and had finished "
-        "it when it returned: in eager mode it runs nothing side by side."
-    )
-else:
-    compperf.say(
-        "torch.jit.fork returned before the job had finished (done at "
-        "return: {done}, same thread: {same}): this build runs it "
-        "asynchronously.",
-        done=done_at_return,
-        same=same_thread,
-    )
+print(compperf.tr("done when fork returned: {d}", d=done_at_return))
+print(compperf.tr("ran on the calling thread: {s}", s=same_thread))
 
 # %%
 # When do threads help?
@@ -146,55 +140,42 @@ else:
 # (``torch.set_num_threads(1)``, as each ``DataLoader`` worker and each
 # ``torchrun`` rank does): one job fills one core, and a second job may fill
 # another. ``compperf.interleave`` times both ways in turns, for each case.
+# Each case's line gives the time one after the other over the time with a
+# thread per job: above 1, the threads finished first.
 cases = {
-    compperf.tr(
-        "{threads} intra-op threads per operator", threads=max_threads
-    ): (max_threads),
-    compperf.tr("1 intra-op thread per operator"): 1,
+    compperf.tr("intra-op threads: all {n}", n=max_threads): max_threads,
+    compperf.tr("intra-op threads: 1"): 1,
 }
+ways = {sequential: one_after_the_other, threaded: in_threads}
 comparisons = {}
 for case, threads in cases.items():
     comparisons[case] = compperf.interleave(
-        {"sequential": one_after_the_other, "threads": in_threads},
-        device=device,
-        budget=2.0,
-        min_rounds=10,
-        num_threads=threads,
+        ways, device=device, budget=2.0, min_rounds=10, num_threads=threads
     )
-    print(case)
-    print(comparisons[case].ratio("sequential", "threads"))
+    ratio = comparisons[case].ratio(sequential, threaded)
+    print(compperf.tr("{case}: {r}", case=case, r=ratio))
 
 # %%
 # The verdicts
 # ------------
-# "Overlapped" here means that two threads finished both jobs more than 5 %
+# The two jobs overlapped when a thread per job finished both more than 5 %
 # faster than one thread running them one after the other, with the whole
-# 95 % interval of the ratio on that side (``Comparison.faster``).
+# 95 % interval of the ratio on that side: ``Comparison.faster`` decides it.
+# Each case's line prints the claim "faster", the case, the outcome, and the
+# interval of the time with a thread per job over the time one after the
+# other, against the threshold 1 / 1.05:
+#
+# * *yes*: the whole interval lies below it: the two jobs overlapped.
+# * *no*: the whole interval lies at it or above: the two jobs did not
+#   overlap measurably here.
+# * *unclear*: the interval straddles it, or the machine was disturbed: this
+#   run cannot tell whether they overlapped.
+#
+# The last line says what compperf saw of the rest of the machine.
 verdicts = {}
 for case, comparison in comparisons.items():
-    verdicts[case] = comparison.faster("threads", "sequential", subject=case)
-    gain = comparison.ratio("sequential", "threads")
-    if verdicts[case].yes:
-        compperf.say(
-            "{case}: the two jobs overlapped; two threads finish both "
-            "{gain} faster.",
-            case=case,
-            gain=gain,
-        )
-    elif verdicts[case].no:
-        compperf.say(
-            "{case}: the two jobs did not overlap measurably here (two "
-            "threads against one after the other: {gain}).",
-            case=case,
-            gain=gain,
-        )
-    else:
-        compperf.say(
-            "{case}: whether the two jobs overlapped is unclear here (two "
-            "threads against one after the other: {gain}).",
-            case=case,
-            gain=gain,
-        )
+    verdicts[case] = comparison.faster(threaded, sequential, subject=case)
+    print(verdicts[case])
 print(comparisons[next(iter(cases))].disturbance)
 
 # %%
@@ -204,39 +185,31 @@ print(comparisons[next(iter(cases))].disturbance)
 # times faster. A ratio whose whole interval lies beyond it cannot come from
 # overlap: then the sequential way was slowed down, typically by intra-op
 # threads that wait for each other at the end of every operator while
-# another process holds a core. The sentence below says which it was.
+# another process holds a core. In time: the threads' time over the time one
+# after the other cannot lie below ``1 / cores``. Each case's line below
+# prints the claim "beyond the cores", that time ratio, its interval and the
+# threshold ``1 / cores``:
+#
+# * *yes*: the whole interval lies below it: the gain is larger than the
+#   cores explain, so the sequential way lost time waiting, not only the
+#   threaded way gained it.
+# * *no*: the whole interval lies at it or above: the gain is within what the
+#   cores can give.
+# * *unclear*: the interval straddles it, or the machine was disturbed.
 cores = os.cpu_count()
+beyond_cores = {}
 for case, comparison in comparisons.items():
-    gain = comparison.ratio("sequential", "threads")
-    beyond = compperf.conclude(
+    ratio = comparison.ratio(threaded, sequential)
+    beyond_cores[case] = compperf.conclude(
         "beyond the cores",
         case,
-        -gain.high,
-        -gain.low,
-        below=-cores,
+        ratio.low,
+        ratio.high,
+        below=1 / cores,
         disturbed=comparison.disturbance.disturbed,
+        value=ratio.estimate,
     )
-    if beyond.yes:
-        compperf.say(
-            "{case}: the gain is larger than {cores} cores explain: the "
-            "sequential way lost time waiting, not only the threaded way "
-            "gained it.",
-            case=case,
-            cores=cores,
-        )
-    elif beyond.no:
-        compperf.say(
-            "{case}: the gain is within what {cores} cores can give.",
-            case=case,
-            cores=cores,
-        )
-    else:
-        compperf.say(
-            "{case}: whether the gain exceeds what {cores} cores can give is "
-            "unclear here.",
-            case=case,
-            cores=cores,
-        )
+    print(beyond_cores[case])
 
 # %%
 # What ran when
@@ -270,14 +243,10 @@ def timeline(work, threads):
     ]
 
 
-ways = {
-    "sequential": (one_after_the_other, compperf.tr("one after the other")),
-    "threads": (in_threads, compperf.tr("two Python threads")),
-}
 fig, axes = plt.subplots(4, 1, figsize=(7, 6), sharex=True)
 rows = [(case, way) for case in cases for way in ways]
 for ax, (case, way) in zip(axes, rows, strict=True):
-    bars = timeline(ways[way][0], cases[case])
+    bars = timeline(ways[way], cases[case])
     threads_seen = sorted({thread for thread, _, _ in bars})
     for row, thread in enumerate(threads_seen):
         spans = [(s, d) for t, s, d in bars if t == thread]
@@ -292,10 +261,7 @@ for ax, (case, way) in zip(axes, rows, strict=True):
     ax.set_yticklabels(
         [compperf.tr("thread {i}", i=i + 1) for i in range(len(threads_seen))]
     )
-    ax.set_title(
-        compperf.tr("{case}: {way}", case=case, way=ways[way][1]),
-        fontsize=9,
-    )
+    ax.set_title(compperf.tr("{case}: {way}", case=case, way=way), fontsize=9)
 axes[-1].set_xlabel(compperf.tr("time since the first product (ms)"))
 fig.tight_layout()
 plt.show()
@@ -359,17 +325,9 @@ print(compperf.compare([starts, one_job]))
 #
 # 3. Three jobs on two cores: three threads share two cores, so at best
 #    they take one and a half job-times each instead of one. The code below
-#    measures it with one intra-op thread.
+#    measures it with one intra-op thread; the line gives the time one after
+#    the other over the time with a thread per job (at most 2 on two cores).
 inputs.append(torch.randn(n, n) / n**0.5)
-three = compperf.interleave(
-    {"sequential": one_after_the_other, "threads": in_threads},
-    device=device,
-    budget=1.0,
-    num_threads=1,
-)
-print(
-    compperf.tr(
-        "three jobs, one after the other against three threads: {gain}",
-        gain=three.ratio("sequential", "threads"),
-    )
-)
+three = compperf.interleave(ways, device=device, budget=1.0, num_threads=1)
+r = three.ratio(sequential, threaded)
+print(compperf.tr("three jobs: {r}", r=r))

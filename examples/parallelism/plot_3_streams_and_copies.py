@@ -77,7 +77,7 @@ def copy_and_compute_on_cuda():
     def copy(source):
         on_device.copy_(source, non_blocking=True)
 
-    def serial():
+    def one_stream():
         compute()
         copy(pinned)
 
@@ -93,11 +93,11 @@ def copy_and_compute_on_cuda():
 
     comparison = compperf.interleave(
         {
-            "serial": serial,
-            "pinned": side_by_side(pinned),
-            "pageable": side_by_side(pageable),
-            "copy": lambda: copy(pinned),
-            "compute": compute,
+            "one_stream()": one_stream,
+            "side_by_side(pinned)": side_by_side(pinned),
+            "side_by_side(pageable)": side_by_side(pageable),
+            "copy(pinned)": lambda: copy(pinned),
+            "compute()": compute,
         },
         device=device,
         budget=budget,
@@ -134,64 +134,50 @@ def read_too_early_on_cuda():
 # ``compperf.interleave`` times five ways in turns, synchronizing the whole
 # device around each block: the copy alone, the computation alone (a few
 # matrix products), both one after the other on one stream, and both side by
-# side on two streams, once from pinned and once from pageable memory.
-# "Overlapped" means more than 5 % faster than one after the other, with the
-# whole 95 % interval of the ratio on that side.
+# side on two streams, once from pinned and once from pageable memory. Each
+# way is named by the call it times: ``copy(pinned)``, ``compute()``,
+# ``one_stream()`` (both one after the other) and ``side_by_side(pinned)``,
+# ``side_by_side(pageable)``. A line per way gives its median; the next, the
+# copy's time between two events on its own stream and the bandwidth that
+# makes.
+#
+# The copy overlapped the computation when both together on two streams took
+# more than 5 % less time than one after the other on one stream, with the
+# whole 95 % interval of the ratio on that side: ``Comparison.faster``
+# decides it, once from pinned and once from pageable memory. Each verdict
+# line prints the claim "faster", the way, the outcome and the interval of
+# its time over the time of ``one_stream()``, against the threshold
+# 1 / 1.05: *yes* when the whole interval lies below it (the copy
+# overlapped), *no* when it lies at it or above (the copy did not overlap
+# measurably here), *unclear* when it straddles it or the machine was
+# disturbed.
+#
+# What a GPU shows: a copy from pinned memory on a second stream runs on a
+# copy engine while the default stream computes, and both together take about
+# as long as the longer of the two; from pageable memory the same code takes
+# at least as long as both one after the other, because the driver stages
+# the data through the CPU first. A build without a CUDA device measures
+# none of this; its line says so, and the next two cells that need one print
+# nothing there.
 
 # compperf: cuda-only
 if device.type == "cuda":
     comparison, copy_ms = copy_and_compute_on_cuda()
     for name in comparison.names:
         print(comparison.measurements[name])
-    print(
-        compperf.tr(
-            "The copy took {ms:.2f} ms between its events, {gbs:.1f} GB/s",
-            ms=copy_ms,
-            gbs=elements * 4 / copy_ms / 1e6,
+    copy_s = copy_ms / 1e3  # elapsed_time() is in milliseconds
+    rate = elements * 4 / copy_s  # bytes per second
+    print(compperf.tr("copy: {t:time}, {b:bytes}/s", t=copy_s, b=rate))
+    gpu_verdicts = {}
+    for memory in ("pinned", "pageable"):
+        way = f"side_by_side({memory})"
+        gpu_verdicts[memory] = comparison.faster(
+            way, "one_stream()", subject=way
         )
-    )
-    gpu_verdicts = {
-        memory: comparison.faster(memory, "serial", subject=memory)
-        for memory in ("pinned", "pageable")
-    }
-    for memory, verdict in gpu_verdicts.items():
-        ratio = comparison.ratio(memory, "serial")
-        if memory == "pinned":
-            label = compperf.tr("pinned")
-        else:
-            label = compperf.tr("pageable")
-        if verdict.yes:
-            compperf.say(
-                "From {memory} memory, the copy overlapped the computation: "
-                "both together took {ratio} of one after the other.",
-                memory=label,
-                ratio=ratio,
-            )
-        elif verdict.no:
-            compperf.say(
-                "From {memory} memory, the copy did not overlap measurably "
-                "here: both together took {ratio} of one after the other.",
-                memory=label,
-                ratio=ratio,
-            )
-        else:
-            compperf.say(
-                "From {memory} memory, whether the copy overlapped is "
-                "unclear here: both together took {ratio} of one after the "
-                "other.",
-                memory=label,
-                ratio=ratio,
-            )
+        print(gpu_verdicts[memory])
 else:
     gpu_verdicts = {}
-    compperf.say(
-        "What a GPU shows (this build has no CUDA device, so nothing here "
-        "was measured on one): a copy from pinned memory on a second stream "
-        "runs on a copy engine while the default stream computes, and both "
-        "together take about as long as the longer of the two; from pageable "
-        "memory the same code takes at least as long as both one after the "
-        "other, because the driver stages the data through the CPU first."
-    )
+    print(compperf.tr("no CUDA device: nothing measured on a GPU here"))
 
 # %%
 # The second mistake: reading too early
@@ -200,46 +186,33 @@ else:
 # the values arrive when the stream gets to the copy. The code below keeps
 # the stream busy with matrix products, queues the copy of a tensor of sevens
 # into a pinned tensor of zeros, reads it at once, then synchronizes and reads
-# again.
+# again. The two lines count the values that were not sevens in each read,
+# out of ``elements``.
+#
+# What a GPU shows: the read before synchronizing can find old zeros where
+# the sevens have not arrived, and the read after it finds only sevens. Even
+# where the first read happens to find every value, nothing guarantees it:
+# only the synchronization does. On a build without a CUDA device the copy is
+# synchronous and cannot be read too early; the cell prints nothing there.
 
 # compperf: cuda-only
 if device.type == "cuda":
     wrong_early, wrong_late = read_too_early_on_cuda()
-    if wrong_early:
-        compperf.say(
-            "Read before synchronizing, {wrong} of {total} values were not "
-            "there yet; after synchronizing, {late} were wrong.",
-            wrong=wrong_early,
-            total=elements,
-            late=wrong_late,
-        )
-    else:
-        compperf.say(
-            "Read before synchronizing, all {total} values happened to be "
-            "there already; after synchronizing, {late} were wrong. Nothing "
-            "guarantees the first read: only the synchronization does.",
-            total=elements,
-            late=wrong_late,
-        )
-else:
-    compperf.say(
-        "What a GPU shows: the read before synchronizing can find old zeros "
-        "where the sevens have not arrived, and the read after it finds only "
-        "sevens. On this build the copy is synchronous and cannot be read "
-        "too early."
-    )
+    print(compperf.tr("not sevens, read at once: {n}", n=wrong_early))
+    print(compperf.tr("not sevens, after synchronizing: {n}", n=wrong_late))
 
 # %%
 # On a CPU: the analogue
 # ----------------------
 # A CPU has no copy engine and no streams: ``non_blocking=True`` between two
 # CPU tensors is an ordinary copy, and pinning needs an accelerator. The
-# lines below show what this build says when asked to pin.
+# line below shows what this build says when asked to pin: that it worked,
+# where there is an accelerator, or PyTorch's error.
 try:
     torch.empty(4).pin_memory()
     print(compperf.tr("pin_memory() worked: this build has an accelerator."))
 except RuntimeError as error:
-    print(compperf.tr("pin_memory() failed: {error}", error=str(error)))
+    print(compperf.tr("pin_memory() failed: {e}", e=str(error)))
 
 # %%
 # The CPU analogue of a copy stream is a thread that copies while another
@@ -247,6 +220,14 @@ except RuntimeError as error:
 # they overlap depends on a free core and on memory bandwidth, which the
 # copy needs and the product shares. The thread joins with a timeout, so a
 # stuck copy cannot hang the page.
+#
+# ``Comparison.faster`` decides whether the copy in a second thread
+# overlapped the product, as on the GPU: its line prints the claim "faster",
+# the two ways, the outcome and the interval of the threaded time over the
+# time one after the other, against 1 / 1.05. *yes*: the copy overlapped the
+# one-thread matrix product; *no*: it did not overlap measurably here;
+# *unclear*: this run cannot tell. The last line says what compperf saw of
+# the rest of the machine.
 cpu_elements, cpu_n = 2**23, 384
 # sphinx_gallery_start_ignore
 if os.environ.get("COMPPERF_FAST") == "1":
@@ -274,57 +255,32 @@ def cpu_side_by_side():
 
 
 cpu = torch.device("cpu")
+copy_then_product = compperf.tr("copy, then product")
+in_a_thread = compperf.tr("copy in a second thread")
 cpu_comparison = compperf.interleave(
     {
-        "serial": lambda: (cpu_copy(), cpu_compute()),
-        "thread": cpu_side_by_side,
+        copy_then_product: lambda: (cpu_copy(), cpu_compute()),
+        in_a_thread: cpu_side_by_side,
     },
     device=cpu,
     budget=1.5,
     num_threads=1,
 )
-cpu_ratio = cpu_comparison.ratio("thread", "serial")
-cpu_verdict = cpu_comparison.faster("thread", "serial", subject="cpu copy")
-if cpu_verdict.yes:
-    compperf.say(
-        "On the CPU, a copy in a second thread overlapped a one-thread "
-        "matrix product: both together took {ratio} of one after the other.",
-        ratio=cpu_ratio,
-    )
-elif cpu_verdict.no:
-    compperf.say(
-        "On the CPU, a copy in a second thread did not overlap a one-thread "
-        "matrix product measurably here: both together took {ratio} of one "
-        "after the other.",
-        ratio=cpu_ratio,
-    )
-else:
-    compperf.say(
-        "On the CPU, whether a copy in a second thread overlapped a "
-        "one-thread matrix product is unclear here: both together took "
-        "{ratio} of one after the other.",
-        ratio=cpu_ratio,
-    )
+cpu_verdict = cpu_comparison.faster(in_a_thread, copy_then_product)
+print(cpu_verdict)
 print(cpu_comparison.disturbance)
 
 # %%
 # The figure shows both ways' times: each bar is the median of the timed
 # blocks, its error bar runs from the first to the third quartile.
 
-timed = [cpu_comparison.measurements[name] for name in ("serial", "thread")]
+names = list(cpu_comparison.names)
+timed = [cpu_comparison.measurements[name] for name in names]
+medians = [m.median * 1e3 for m in timed]
+left = [(m.median - m.quartiles[0]) * 1e3 for m in timed]
+right = [(m.quartiles[1] - m.median) * 1e3 for m in timed]
 fig, ax = plt.subplots(figsize=(7, 2.4), layout="constrained")
-ax.barh(
-    [
-        compperf.tr("copy, then product"),
-        compperf.tr("copy in a second thread"),
-    ],
-    [m.median * 1e3 for m in timed],
-    xerr=[
-        [(m.median - m.quartiles[0]) * 1e3 for m in timed],
-        [(m.quartiles[1] - m.median) * 1e3 for m in timed],
-    ],
-    capsize=4,
-)
+ax.barh(names, medians, xerr=[left, right], capsize=4)
 ax.invert_yaxis()
 ax.set_xlabel(compperf.tr("time (ms), median and quartiles"))
 ax.set_title(compperf.tr("A copy and a matrix product on the CPU"))
@@ -363,7 +319,9 @@ plt.show()
 #    the ``DataLoader`` pin each batch in a thread of its own (next page,
 #    :doc:`/auto_examples/parallelism/plot_4_dataloader_workers`).
 # 3. Record one event before and one after the work on the default stream,
-#    then ``end.synchronize()`` and ``start.elapsed_time(end)``:
+#    then ``end.synchronize()`` and ``start.elapsed_time(end)`` (in
+#    milliseconds). The line below gives that time; CUDA events need a CUDA
+#    device, and a build without one prints nothing here.
 if device.type == "cuda":
     begin, finish = (torch.cuda.Event(enable_timing=True) for _ in range(2))
     a = torch.randn(n, n, device=device)
@@ -371,15 +329,5 @@ if device.type == "cuda":
     torch.mm(a, a)
     finish.record()
     finish.synchronize()
-    print(
-        compperf.tr(
-            "one product: {ms:.3f} ms between events",
-            ms=begin.elapsed_time(finish),
-        )
-    )
-else:
-    print(
-        compperf.tr(
-            "CUDA events need a CUDA device; this is {device}.", device=device
-        )
-    )
+    seconds = begin.elapsed_time(finish) / 1e3
+    print(compperf.tr("one product between events: {t:time}", t=seconds))

@@ -67,12 +67,14 @@ load_seconds = len(dataset) * cost  # CPU time of one epoch's loading
 # The step is a few matrix products on the batch, on one intra-op thread
 # (one core for the model, the others for loading), sized to cost about as
 # much as loading one batch. Then loading could hide completely behind the
-# computation, if a core is free for it.
+# computation, if a core is free for it. The two lines below give one
+# batch's loading cost in CPU time and the number of products in its step.
 torch.set_num_threads(1)
 weight = torch.randn(256, 256, device=device) / 16
 one_product = compperf.measure(
     lambda: torch.mm(torch.randn(batch_size, 256, device=device), weight),
     device=device,
+    description="torch.mm(batch, weight)",
     min_run_time=0.05,
 )
 products = max(1, round(batch_size * cost / one_product.median))
@@ -85,14 +87,9 @@ def step(batch):
     return x.sum().item()
 
 
-print(
-    compperf.tr(
-        "One batch: {load} of loading (CPU time), {products} products "
-        "in its step",
-        load=compperf.format_time(batch_size * cost),
-        products=products,
-    )
-)
+load_batch = batch_size * cost
+print(compperf.tr("batch's loading (CPU time): {t:time}", t=load_batch))
+print(compperf.tr("products in one step: {n}", n=products))
 
 # %%
 # Loaders
@@ -111,10 +108,11 @@ print(
 # included) where the system has it. The ``spawn`` and ``forkserver``
 # methods (Windows, macOS and Python 3.14 by default) would start fresh
 # interpreters and fail to find ``SlowDataset``; there, put the dataset in a
-# module of its own.
+# module of its own. Such a system measures ``num_workers=0`` alone: the line
+# below lists the worker counts measured.
 context = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
 worker_counts = sorted({0, 1, 2, cores}) if context else [0]
-print(compperf.tr("worker counts: {counts}", counts=worker_counts))
+print(compperf.tr("worker counts: {c}", c=worker_counts))
 
 
 def make_loader(workers, persistent=True):
@@ -143,14 +141,16 @@ def epoch(loader):
             step(batch)
 
 
-loaders = {str(w): make_loader(w) for w in worker_counts}
+# Each loader is named by its setting, as the lines and the figure show it.
+loaders = {f"num_workers={w}": make_loader(w) for w in worker_counts}
 
 # %%
 # How much of the loading hides
 # -----------------------------
 # ``compperf.interleave`` times one epoch with each loader in turns. The
 # workers stay alive between epochs, so this is the steady state; the next
-# section measures starting them.
+# section measures starting them. Each line gives an epoch's median with
+# each loader; the last, what compperf saw of the rest of the machine.
 comparison = compperf.interleave(
     {
         name: lambda loader=loader: epoch(loader)
@@ -171,64 +171,43 @@ print(comparison.disturbance)
 # on a busy machine is longer than its CPU time. More
 # workers help only while a core is free for each of them; with one core
 # computing, ``os.cpu_count() - 1`` workers are all that can run at once.
+#
+# ``Comparison.faster`` decides each step up: one worker against none, then
+# each larger count against one. Each verdict line prints the claim "faster",
+# the two loaders, the outcome and the interval of their epochs' time ratio,
+# against the threshold 1 / 1.05:
+#
+# * *yes*: the whole interval lies below it: more than 5 % faster. For one
+#   worker against none, loading overlapped the computation.
+# * *no*: the whole interval lies at it or above: not measurably faster here.
+#   For more workers than one, the cores had run out.
+# * *unclear*: the interval straddles it, or the machine was disturbed: this
+#   run cannot tell.
+#
+# After the verdicts, two lines set the gain against the loading: the
+# interval of the time one worker saved per epoch (negative where it cost
+# time), and the loading's CPU time per epoch. A system that cannot fork
+# prints none of these lines.
+
+
+def versus(a, b):
+    return compperf.tr("{candidate} vs {baseline}", candidate=a, baseline=b)
+
+
 verdicts = {}
 if len(worker_counts) > 1:
-    whole = comparison.measurements["0"].median
-    gain = comparison.ratio("1", "0")
+    whole = comparison.measurements["num_workers=0"].median
+    gain = comparison.ratio("num_workers=1", "num_workers=0")
     saved = [whole * (1 - r) for r in (gain.high, gain.low)]
-    verdicts["1 vs 0"] = comparison.faster("1", "0", subject="1 worker")
-    if verdicts["1 vs 0"].yes:
-        compperf.say(
-            "With one worker, loading overlapped the computation: an epoch "
-            "took {ratio} of the time without workers, from {low} to {high} "
-            "less, against {load} of loading CPU time.",
-            ratio=gain,
-            low=compperf.format_time(saved[0]),
-            high=compperf.format_time(saved[1]),
-            load=compperf.format_time(load_seconds),
+    for more, fewer in [(1, 0)] + [(more, 1) for more in worker_counts[2:]]:
+        a, b = f"num_workers={more}", f"num_workers={fewer}"
+        verdicts[f"{more} vs {fewer}"] = comparison.faster(
+            a, b, subject=versus(a, b)
         )
-    elif verdicts["1 vs 0"].no:
-        compperf.say(
-            "With one worker, loading did not overlap the computation "
-            "measurably here: an epoch took {ratio} of the time without "
-            "workers.",
-            ratio=gain,
-        )
-    else:
-        compperf.say(
-            "With one worker, whether loading overlapped the computation is "
-            "unclear here: an epoch took {ratio} of the time without workers.",
-            ratio=gain,
-        )
-    for more in worker_counts[2:]:
-        key = f"{more} vs 1"
-        verdicts[key] = comparison.faster(str(more), "1", subject=key)
-        ratio = comparison.ratio(str(more), "1")
-        if verdicts[key].yes:
-            compperf.say(
-                "{workers} workers were faster than one: {ratio} of its time.",
-                workers=more,
-                ratio=ratio,
-            )
-        elif verdicts[key].no:
-            compperf.say(
-                "{workers} workers were not measurably faster than one here "
-                "({ratio} of its time): the cores had run out.",
-                workers=more,
-                ratio=ratio,
-            )
-        else:
-            compperf.say(
-                "Whether {workers} workers were faster than one is unclear "
-                "here ({ratio} of its time).",
-                workers=more,
-                ratio=ratio,
-            )
-else:
-    compperf.say(
-        "This system cannot fork, so the page measured only num_workers=0; "
-        "put SlowDataset in a module of its own to try workers here."
-    )
+        print(verdicts[f"{more} vs {fewer}"])
+    a, b = saved
+    print(compperf.tr("saved by one worker: {a:time} to {b:time}", a=a, b=b))
+    print(compperf.tr("epoch's loading (CPU time): {t:time}", t=load_seconds))
 
 # %%
 # The figure shows each epoch's median with its IQR, and two lines: loading
@@ -238,12 +217,10 @@ names = list(comparison.names)
 timed = [comparison.measurements[name] for name in names]
 medians = [m.median * 1e3 for m in timed]
 # Error bars from the median down to the first quartile and up to the third.
-quartiles = [
-    [(m.median - m.quartiles[0]) * 1e3 for m in timed],
-    [(m.quartiles[1] - m.median) * 1e3 for m in timed],
-]
+down = [(m.median - m.quartiles[0]) * 1e3 for m in timed]
+up = [(m.quartiles[1] - m.median) * 1e3 for m in timed]
 fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
-ax.bar(names, medians, yerr=quartiles, capsize=4, color="C0")
+ax.bar(names, medians, yerr=[down, up], capsize=4, color="C0")
 compute_ms = batches * products * one_product.median * 1e3
 ax.axhline(
     load_seconds * 1e3 + compute_ms,
@@ -268,33 +245,26 @@ plt.show()
 # ----------------
 # Without ``persistent_workers``, every epoch starts its workers again and
 # waits for their first batches. The comparison below times one epoch with
-# one worker both ways.
+# one worker both ways. Its verdict line says whether the persistent worker
+# was faster: *yes* when the whole interval of the time with a persistent
+# worker over the time with one restarted every epoch lies below 1 / 1.05
+# (restarting cost more than 5 %), *no* when it lies at it or above
+# (restarting did not cost measurably more here), *unclear* otherwise.
 if context:
     restart = compperf.interleave(
         {
-            "persistent": lambda: epoch(loaders["1"]),
-            "restarted": lambda: epoch(make_loader(1, persistent=False)),
+            "persistent_workers=True": lambda: epoch(loaders["num_workers=1"]),
+            "persistent_workers=False": lambda: epoch(
+                make_loader(1, persistent=False)
+            ),
         },
         device=device,
         budget=2.0,
         num_threads=1,
     )
-    extra = restart.ratio("restarted", "persistent")
-    verdicts["persistent"] = restart.faster(
-        "persistent", "restarted", subject="persistent workers"
-    )
-    if verdicts["persistent"].yes:
-        compperf.say(
-            "Restarting the worker every epoch made an epoch {ratio} as "
-            "long as with a persistent worker.",
-            ratio=extra,
-        )
-    else:
-        compperf.say(
-            "Restarting the worker every epoch did not cost measurably more "
-            "here ({ratio} of the time with a persistent worker).",
-            ratio=extra,
-        )
+    a, b = "persistent_workers=True", "persistent_workers=False"
+    verdicts["persistent"] = restart.faster(a, b, subject=versus(a, b))
+    print(verdicts["persistent"])
 
 # %%
 # Every worker ends with its loader. The lines below drop the loaders and
@@ -304,7 +274,7 @@ deadline = time.monotonic() + 30
 while multiprocessing.active_children() and time.monotonic() < deadline:
     time.sleep(0.1)
 left = len(multiprocessing.active_children())
-print(compperf.tr("worker processes left: {left}", left=left))
+print(compperf.tr("worker processes left: {n}", n=left))
 torch.set_num_threads(cores)
 
 # %%
@@ -348,12 +318,7 @@ if context:
         )
         worker_threads = next(iter(threads_loader))
     del threads_loader
-    print(
-        compperf.tr(
-            "torch.get_num_threads() in a worker: {threads}",
-            threads=worker_threads,
-        )
-    )
+    print(compperf.tr("threads in a worker: {n}", n=worker_threads))
 
 # %%
 # 3. When the cost of items varies: a worker that meets a slow batch can

@@ -49,10 +49,6 @@ NOT_YET_CONVERTED = {
     "distributed/plot_2_distributed_data_parallel.py",
     "distributed/plot_3_communication_costs.py",
     "distributed/plot_4_scaling.py",
-    "parallelism/plot_1_intra_op_threads.py",
-    "parallelism/plot_2_inter_op.py",
-    "parallelism/plot_3_streams_and_copies.py",
-    "parallelism/plot_4_dataloader_workers.py",
 }
 
 

@@ -35,6 +35,7 @@ PROBES = {
         "thread_sees": seen[0],
         "max_threads": max_threads,
         "outcomes": {str(case): v.outcome for case, v in verdicts.items()},
+        "beyond": {str(case): v.outcome for case, v in beyond_cores.items()},
         "alive_threads": __import__("threading").active_count(),
         "figures": len(plt.get_fignums()),
     }""",
@@ -81,6 +82,11 @@ def says_as_measured(text: str, outcome: str, sentences: dict[str, str]) -> None
             )
 
 
+def verdict_lines(claim: str, subject: str) -> dict[str, str]:
+    """The start of ``print(verdict)``'s line for each outcome (English)."""
+    return {outcome: f"{claim} ({subject}): {outcome}" for outcome in ("yes", "no", "unclear")}
+
+
 def test_the_chapter_has_its_examples_and_every_one_a_probe():
     assert sorted(PROBES) == [path.name for path in examples(CHAPTER)]
 
@@ -100,31 +106,17 @@ def test_intra_op_page_says_what_it_measured():
     text = prose(run.stdout)
     # The environment variables act on a child process at its start.
     assert p["child_threads"] == 1
+    assert "child's threads: 1" in text
     assert "torch.__config__.parallel_info()" not in run.stdout  # its output, not its name
     assert "ATen parallel backend" in run.stdout
     assert p["counts"][0] == 1
     assert 2 in p["counts"]
     assert p["threads_after"] == p["max_threads"]  # the page gives the pool back
     assert len(p["outcomes"]) == 3
+    # Each verdict prints its own line; the prose says what each outcome means.
     for name, outcome in p["outcomes"].items():
-        says_as_measured(
-            text,
-            outcome,
-            {
-                "yes": f"{name}: faster with",
-                "no": f"{name}: not measurably faster with",
-                "unclear": f"{name}: whether it is faster with",
-            },
-        )
-    says_as_measured(
-        text,
-        p["like_cores"],
-        {
-            "yes": "these logical CPUs behave like separate cores.",
-            "no": "here these logical CPUs do not behave like separate cores.",
-            "unclear": "Whether these logical CPUs behave like separate cores is unclear here",
-        },
-    )
+        says_as_measured(text, outcome, verdict_lines("faster", name))
+    says_as_measured(text, p["like_cores"], verdict_lines("like separate cores", "torch.mm(a, b)"))
     for low_high in p["shares"].values():
         assert all(0.0 <= share <= 1.0 for share in low_high)
     assert p["figures"] == 1
@@ -137,20 +129,16 @@ def test_inter_op_page_says_what_it_measured():
     # Eager torch.jit.fork runs the job on the calling thread, done when fork returns.
     assert p["done_at_return"]
     assert p["same_thread"]
-    assert "in eager mode it runs nothing side by side" in text
+    assert "done when fork returned: True" in text
+    assert "ran on the calling thread: True" in text
+    assert f"torch.get_num_threads() in a new thread: {p['max_threads']}" in text
     assert "DeprecationWarning caught: `torch.jit.fork` is deprecated" in run.stdout
     assert p["thread_sees"] == p["max_threads"]
     assert len(p["outcomes"]) == 2
+    assert set(p["beyond"]) == set(p["outcomes"])
     for case, outcome in p["outcomes"].items():
-        says_as_measured(
-            text,
-            outcome,
-            {
-                "yes": f"{case}: the two jobs overlapped",
-                "no": f"{case}: the two jobs did not overlap measurably here",
-                "unclear": f"{case}: whether the two jobs overlapped is unclear here",
-            },
-        )
+        says_as_measured(text, outcome, verdict_lines("faster", case))
+        says_as_measured(text, p["beyond"][case], verdict_lines("beyond the cores", case))
     assert p["alive_threads"] == 1  # every job thread has ended
     assert p["figures"] == 1
 
@@ -159,31 +147,20 @@ def test_streams_page_says_what_it_measured():
     run = ran("plot_3_streams_and_copies.py")
     p = run.probe
     text = prose(run.stdout)
-    says_as_measured(
-        text,
-        p["cpu"],
-        {
-            "yes": "On the CPU, a copy in a second thread overlapped",
-            "no": "a copy in a second thread did not overlap a one-thread matrix product "
-            "measurably here",
-            "unclear": "whether a copy in a second thread overlapped",
-        },
-    )
+    cpu_ways = "copy in a second thread vs copy, then product"
+    says_as_measured(text, p["cpu"], verdict_lines("faster", cpu_ways))
     if p["device"].startswith("cuda"):
+        assert set(p["gpu"]) == {"pinned", "pageable"}
         for memory, outcome in p["gpu"].items():
-            says_as_measured(
-                text,
-                outcome,
-                {
-                    "yes": f"From {memory} memory, the copy overlapped",
-                    "no": f"From {memory} memory, the copy did not overlap measurably here",
-                    "unclear": f"From {memory} memory, whether the copy overlapped is unclear",
-                },
-            )
+            says_as_measured(text, outcome, verdict_lines("faster", f"side_by_side({memory})"))
+        assert "not sevens, after synchronizing: 0" in text
+        assert "one product between events:" in text
     else:
+        # Nothing measured on a GPU, and the line says so; the prose says what a GPU shows.
         assert p["gpu"] == {}
-        assert "What a GPU shows (this build has no CUDA device" in text
-        assert "the copy overlapped" not in text
+        assert "no CUDA device: nothing measured on a GPU here" in text
+        assert "faster (side_by_side(" not in text
+        assert "not sevens" not in text
     if p["device"] == "cpu":
         assert "pin_memory() failed:" in text
     assert p["alive_threads"] == 1
@@ -195,30 +172,20 @@ def test_dataloader_page_says_what_it_measured():
     text = prose(run.stdout)
     assert p["left"] == 0  # every worker process ended
     assert p["pin_memory"] == p["device"].startswith("cuda")
+    assert "worker processes left: 0" in text
     if p["worker_counts"] == [0]:
-        assert "This system cannot fork" in text
+        # Without fork only num_workers=0 runs: no verdict, no line about workers.
+        assert p["outcomes"] == {}
+        assert "faster (" not in text
         return
     assert p["worker_threads"] == 1
-    says_as_measured(
-        text,
-        p["outcomes"]["1 vs 0"],
-        {
-            "yes": "With one worker, loading overlapped the computation",
-            "no": "With one worker, loading did not overlap the computation measurably",
-            "unclear": "With one worker, whether loading overlapped",
-        },
-    )
+    assert "threads in a worker: 1" in text
+    one = verdict_lines("faster", "num_workers=1 vs num_workers=0")
+    says_as_measured(text, p["outcomes"]["1 vs 0"], one)
+    assert "saved by one worker:" in text
     for more in p["worker_counts"][2:]:
-        says_as_measured(
-            text,
-            p["outcomes"][f"{more} vs 1"],
-            {
-                "yes": f"{more} workers were faster than one:",
-                "no": f"{more} workers were not measurably faster than one here",
-                "unclear": f"Whether {more} workers were faster than one is unclear",
-            },
-        )
-    persistent = p["outcomes"]["persistent"]
-    restarted = "Restarting the worker every epoch made an epoch"
-    assert (restarted in text) == (persistent == "yes")
+        more_vs_one = verdict_lines("faster", f"num_workers={more} vs num_workers=1")
+        says_as_measured(text, p["outcomes"][f"{more} vs 1"], more_vs_one)
+    persistent = verdict_lines("faster", "persistent_workers=True vs persistent_workers=False")
+    says_as_measured(text, p["outcomes"]["persistent"], persistent)
     assert p["figures"] == 1
