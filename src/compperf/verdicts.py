@@ -244,8 +244,6 @@ def _versus(names: Sequence[str], candidate: str, baseline: str) -> str:
         return next((known for known in names if known == name), name)
 
     candidate, baseline = named(candidate), named(baseline)
-    if not isinstance(candidate, Text) and not isinstance(baseline, Text):
-        return f"{candidate} vs {baseline}"
     with parts():  # a subject, not a line of the page's output
         return tr("{candidate} vs {baseline}", candidate=candidate, baseline=baseline)
 
@@ -299,9 +297,11 @@ def conclude(
     # A disturbed machine decides nothing: its stalls need not hit every round alike, and a
     # verdict that a quiet run would reverse is the worst thing a page can print.
     decided = YES if high < below else NO if low >= below else UNCLEAR
-    for words in (claim, subject):  # printed with the verdict's line, not on their own
+    # Words made just for the verdict (the subject last) are shown with its line, not on
+    # their own; words made before, and maybe printed already, keep their record.
+    for words in (subject, claim):
         if isinstance(words, Text):
-            recording.forget(words.record)
+            recording.forget_last(words.record)
     outcome = UNCLEAR if disturbed else decided
     return _note(Verdict(claim, subject, outcome, low, high, below, disturbed, value))
 
