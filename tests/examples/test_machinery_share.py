@@ -49,7 +49,6 @@ NOT_YET_CONVERTED = {
     "compilers/plot_7_graph_breaks.py",
     "compilers/plot_8_guards_recompilation.py",
     "compilers/plot_9_modes_training.py",
-    "distributed/plot_4_scaling.py",
     "limits/plot_2_ceilings.py",
     "limits/plot_5_access_patterns.py",
     "parallelism/plot_1_intra_op_threads.py",
