@@ -360,7 +360,7 @@ ratios = {
     )
     for name in names[:-1]
 }
-for label, ratio in zip(shown, ratios.values(), strict=False):
+for label, ratio in zip(shown[:-1], ratios.values(), strict=True):
     print(compperf.tr("{name} / after backward: {r}", name=label, r=ratio))
 
 # %%

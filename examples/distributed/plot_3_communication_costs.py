@@ -233,8 +233,8 @@ plt.show()
 # The verdict's line prints the claim "faster", its outcome and the interval,
 # against the threshold 1 / 1.05: *yes* when the whole interval lies below it
 # (the ring is faster than sending through one rank, as the model says), *no*
-# when it lies at or above it (not faster here: the cost of gloo's extra
-# steps or of waiting for a core outweighed the saved bytes), *unclear* when
+# when it lies at or above it (not faster here: the collective's extra steps,
+# or ranks waiting for a core, outweighed the saved bytes), *unclear* when
 # the interval straddles the threshold or the machine was disturbed.
 largest = str(SIZES[-1])
 ratio = compperf.Ratio.from_rounds(
