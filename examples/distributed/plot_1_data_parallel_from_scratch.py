@@ -29,11 +29,7 @@ STEPS = 40
 device = compperf.try_gpu()
 backend = "nccl" if compperf.num_gpus() >= RANKS else "gloo"
 print(compperf.environment(device))
-print(
-    compperf.tr(
-        "{ranks} ranks, backend {backend}", ranks=RANKS, backend=backend
-    )
-)
+print(compperf.tr("ranks: {n}, backend: {b}", n=RANKS, b=backend))
 
 # %%
 # What every rank runs
@@ -156,18 +152,13 @@ def parameters(report, name):
 # The replicas stay equal
 # -----------------------
 # Both ranks applied the same averaged gradient to the same parameters, so
-# their replicas must be equal after every step: not close, equal. The count
-# below is of parameters that differ between rank 0 and rank 1.
-differing = int(
-    (parameters(rank0, "averaged") != parameters(rank1, "averaged")).sum()
-)
-print(
-    compperf.tr(
-        "parameters that differ between the replicas: {differing} of {total}",
-        differing=differing,
-        total=parameters(rank0, "averaged").numel(),
-    )
-)
+# their replicas must be equal after every step: not close, equal. The line
+# below counts the parameters that differ between rank 0 and rank 1.
+replica0 = parameters(rank0, "averaged")
+replica1 = parameters(rank1, "averaged")
+differing = int((replica0 != replica1).sum())
+total = replica0.numel()
+print(compperf.tr("differing: {n} of {m} parameters", n=differing, m=total))
 
 # %%
 # Two half batches, one whole batch
@@ -178,6 +169,14 @@ print(
 # Floating-point sums in another order round differently, so you compare with
 # a tolerance: the largest difference of any parameter must stay below
 # ``TOLERANCE`` (float32 keeps about seven significant digits).
+#
+# Each verdict below prints the claim "same parameters", what it compares, its
+# outcome and the largest difference measured, against the tolerance. The
+# first line compares the averaged run with one process on the whole batch:
+# *yes* means that no parameter differs by more than the tolerance, so two
+# ranks on half batches took the whole batch's steps; *no* would mean that
+# some parameter moved further apart than rounding explains, and the averaged
+# step is not the whole batch's step.
 TOLERANCE = 1e-5
 
 
@@ -190,52 +189,34 @@ checks = {
     "summed": largest_difference("summed", "whole"),
     "summed_vs_twice_lr": largest_difference("summed", "twice_lr"),
 }
-for name, difference in checks.items():
-    print(f"{name:>20}: {difference:.2e}")
+subjects = {
+    "averaged": compperf.tr("averaged gradients vs whole batch"),
+    "summed": compperf.tr("summed gradients vs whole batch"),
+    "summed_vs_twice_lr": compperf.tr("summed vs twice the learning rate"),
+}
 same = {
     name: compperf.conclude(
-        "same parameters", name, value, value, below=TOLERANCE
+        "same parameters", subjects[name], value, value, below=TOLERANCE
     )
     for name, value in checks.items()
 }
-if same["averaged"].yes:
-    compperf.say(
-        "Two ranks on half batches, with averaged gradients, end with the "
-        "parameters of one process on the whole batch: no parameter differs by "
-        "more than {difference:.1e} after {steps} steps (tolerance {tolerance:.0e}).",
-        difference=checks["averaged"],
-        steps=STEPS,
-        tolerance=TOLERANCE,
-    )
-else:
-    compperf.say(
-        "Two ranks with averaged gradients did not reproduce one process on the "
-        "whole batch here: a parameter differs by {difference:.1e} (tolerance "
-        "{tolerance:.0e}).",
-        difference=checks["averaged"],
-        tolerance=TOLERANCE,
-    )
+print(same["averaged"])
 
 # %%
 # Summed, not averaged
 # --------------------
 # Without the division, every rank steps along the *sum* of the two
 # gradients: twice the mean. That is the same as training one process with
-# twice the learning rate, and the last line above compares exactly that.
-if same["summed"].no and same["summed_vs_twice_lr"].yes:
-    compperf.say(
-        "Summed gradients moved the parameters away from the single process (by "
-        "up to {difference:.1e}), to where one process with twice the learning "
-        "rate goes: summing over {ranks} ranks multiplies the learning rate by {ranks}.",
-        difference=checks["summed"],
-        ranks=RANKS,
-    )
-else:
-    compperf.say(
-        "Here summed gradients did not behave as twice the learning rate "
-        "(difference {difference:.1e}); look at the numbers above.",
-        difference=checks["summed_vs_twice_lr"],
-    )
+# twice the learning rate. The two verdicts below check both halves of that
+# sentence. The first compares the summed run with one process on the whole
+# batch: *no* means that summing moved the parameters away from the whole
+# batch's. The second compares it with one process at twice the learning
+# rate: *yes* means that it went exactly there, so summing over the ranks
+# multiplied the learning rate by their number. Any other pair of outcomes
+# says that this run's summed gradients behaved otherwise; the differences
+# measured tell you by how much.
+print(same["summed"])
+print(same["summed_vs_twice_lr"])
 
 # %%
 # The losses step by step
@@ -251,16 +232,12 @@ for name, label, style in (
     ("summed", compperf.tr("2 ranks, summed gradients"), "-"),
     ("twice_lr", compperf.tr("one process, twice the learning rate"), ":"),
 ):
-    losses = torch.tensor([rank0[name]["losses"], rank1[name]["losses"]]).mean(
-        0
-    )
-    ax.plot(losses, style, label=label, linewidth=2)
+    both = [rank0[name]["losses"], rank1[name]["losses"]]
+    ax.plot(torch.tensor(both).mean(0), style, label=label, linewidth=2)
 ax.set_yscale("log")
 ax.set_xlabel(compperf.tr("step"))
 ax.set_ylabel(compperf.tr("training loss (mean squared error)"))
-ax.set_title(
-    compperf.tr("Data parallelism by hand, {backend}", backend=backend)
-)
+ax.set_title(compperf.tr("Data parallelism by hand, {b}", b=backend))
 fig.legend(loc="outside upper center", ncols=2)
 plt.show()
 
@@ -268,17 +245,13 @@ plt.show()
 # What the communication costs
 # ----------------------------
 # Each rank timed its four ``all_reduce`` calls per step (one per parameter
-# tensor), in the averaged and the summed runs. The model is tiny, so the time per step is mostly fixed cost of
-# the calls, not data: the third example measures how it grows with size.
+# tensor), in the averaged and the summed runs; the line below gives rank 0's
+# number of timed steps and the median time of one step's four calls. The
+# model is tiny, so that time is mostly the fixed cost of the calls, not
+# data: the third example measures how it grows with size.
 seconds = torch.tensor(rank0["all_reduce_seconds"])
-print(
-    compperf.tr(
-        "all_reduce of the four gradient tensors on rank 0: median {median} "
-        "per step, over {calls} steps",
-        median=compperf.format_time(float(seconds.median())),
-        calls=len(seconds),
-    )
-)
+steps, per_step = len(seconds), float(seconds.median())
+print(compperf.tr("steps: {n}, all_reduce: {t:time}", n=steps, t=per_step))
 
 # %%
 # Summary
@@ -312,7 +285,8 @@ print(
 #    (``dist.broadcast(p, src=0)`` for each parameter) is the other fix, and
 #    ``DistributedDataParallel`` does exactly that.
 # 2. Training one process with the learning rate times ``n`` on this page's
-#    data and model:
+#    data and model, for the same number of steps; each line gives the loss
+#    after the last step:
 from torch import nn
 
 generator = torch.Generator().manual_seed(1)
@@ -329,14 +303,7 @@ for n in (1, 2, 4, 8, 16):
         loss = nn.functional.mse_loss(model(X), y)
         loss.backward()
         optimizer.step()
-    print(
-        compperf.tr(
-            "learning rate x {n}: loss after {steps} steps {loss:.3g}",
-            n=n,
-            steps=STEPS,
-            loss=loss.item(),
-        )
-    )
+    print(compperf.tr("learning rate x {n}: loss {v:.3g}", n=n, v=loss.item()))
 
 # %%
 # A loss that grows, or becomes ``nan``, means the step is too large: where

@@ -38,11 +38,7 @@ if os.environ.get("COMPPERF_FAST") == "1":
 device = compperf.try_gpu()
 backend = "nccl" if compperf.num_gpus() >= RANKS else "gloo"
 print(compperf.environment(device))
-print(
-    compperf.tr(
-        "{ranks} ranks, backend {backend}", ranks=RANKS, backend=backend
-    )
-)
+print(compperf.tr("ranks: {n}, backend: {b}", n=RANKS, b=backend))
 
 # %%
 # What every rank runs
@@ -258,27 +254,20 @@ disturbed = watched.disturbance.disturbed
 # DDP averages the gradients over the ranks, as the previous example
 # (:doc:`/auto_examples/distributed/plot_1_data_parallel_from_scratch`) did by
 # hand; with the same seed, data and steps, the parameters must agree to
-# rounding.
+# rounding. The verdict's line prints the claim "same parameters", its
+# outcome and the largest difference of any parameter, against the tolerance:
+# *yes* means that DDP and the hand-written all-reduce end with the same
+# parameters, to rounding; *no* means that some parameter differs by more
+# than rounding explains, and the two did not compute the same steps.
 TOLERANCE = 1e-5
 difference = float(
     (torch.tensor(rank0["ddp"]) - torch.tensor(rank0["by_hand"])).abs().max()
 )
-agree = compperf.conclude("same parameters", "DDP vs by hand", difference, difference,
-                          below=TOLERANCE)  # fmt: skip
-if agree.yes:
-    compperf.say(
-        "DDP and the hand-written all-reduce end with the same parameters: the "
-        "largest difference is {difference:.1e} (tolerance {tolerance:.0e}).",
-        difference=difference,
-        tolerance=TOLERANCE,
-    )
-else:
-    compperf.say(
-        "DDP and the hand-written all-reduce differ by {difference:.1e} here, "
-        "more than the tolerance {tolerance:.0e}.",
-        difference=difference,
-        tolerance=TOLERANCE,
-    )
+subject = compperf.tr("DDP vs by hand")
+agree = compperf.conclude(
+    "same parameters", subject, difference, difference, below=TOLERANCE
+)
+print(agree)
 
 # %%
 # One step on each rank
@@ -292,26 +281,21 @@ fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
 rows, labels = {}, []
 colors = {"backward": "C0", "all-reduce": "C3"}
 for report in run.ranks:
+    rank = report["rank"]
     origin = min(start for _, _, start, _ in report["events"])
     for kind, thread, start, end in report["events"]:
-        key = (report["rank"], kind, thread)
+        key = (rank, kind, thread)
         if key not in rows:
             rows[key] = len(rows)
             labels.append(
-                compperf.tr(
-                    "rank {rank}, thread {thread}",
-                    rank=report["rank"],
-                    thread=thread,
-                )
+                compperf.tr("rank {r}, thread {t}", r=rank, t=thread)
             )
         ax.barh(rows[key], (end - start) / 1e3, left=(start - origin) / 1e3,
                 color=colors[kind], height=0.6)  # fmt: skip
 ax.set_yticks(range(len(labels)), labels)
 ax.invert_yaxis()
 ax.set_xlabel(compperf.tr("time since the first backward operation (ms)"))
-ax.set_title(
-    compperf.tr("One DDP step, 4 MB buckets, {backend}", backend=backend)
-)
+ax.set_title(compperf.tr("One DDP step, 4 MB buckets, {b}", b=backend))
 fig.legend(
     [plt.Rectangle((0, 0), 1, 1, color=color) for color in colors.values()],
     [compperf.tr("backward (compute)"), compperf.tr("all-reduce of a bucket")],
@@ -322,7 +306,8 @@ plt.show()
 
 # %%
 # The profile gives the overlap on rank 0 as a number: the time during which
-# some all-reduce ran while the backward pass had not finished.
+# some all-reduce ran while the backward pass had not finished (summed over
+# the buckets), next to the duration of the backward pass.
 events = rank0["events"]
 backward_end = max(end for kind, _, _, end in events if kind == "backward")
 backward_start = min(
@@ -333,14 +318,9 @@ overlap = sum(
     for kind, _, start, end in events
     if kind == "all-reduce"
 )
-print(
-    compperf.tr(
-        "rank 0: backward {backward} ms, all-reduce running during it {overlap} ms "
-        "(summed over buckets)",
-        backward=f"{(backward_end - backward_start) / 1e3:.1f}",
-        overlap=f"{overlap / 1e3:.1f}",
-    )
-)
+backward_seconds = (backward_end - backward_start) / 1e6  # from µs
+print(compperf.tr("rank 0, backward: {t:time}", t=backward_seconds))
+print(compperf.tr("all-reduce during backward: {t:time}", t=overlap / 1e6))
 
 # %%
 # Bucket sizes
@@ -348,21 +328,25 @@ print(
 # Smaller buckets start communicating earlier but pay a fixed cost per
 # message; larger ones pay it less often but wait longer for their last
 # gradient. The rounds time every bucket size and the hand-written version
-# (all-reduce after the whole backward) on rank 0; the ratios are medians of
-# per-round ratios with their 95 % intervals.
+# (all-reduce after the whole backward) on rank 0. The lines below give the
+# size of the gradients, the number of buckets DDP reduced per step at each
+# cap, each variant's median step time, and each bucket size's time over
+# reducing after backward: a median of per-round ratios with its interval.
 seconds = rank0["seconds"]
 names = list(seconds)
-print(
-    compperf.tr(
-        "{megabytes:.1f} MB of gradients per step; buckets reduced per step: {buckets}",
-        megabytes=rank0["gradient_megabytes"],
-        buckets=rank0["buckets"],
-    )
+caps = [float(name.split()[0]) for name in names[:-1]]  # "25 MB" -> 25.0
+shown = [compperf.tr("{cap:g} MB", cap=cap) for cap in caps]
+shown.append(compperf.tr("after backward"))
+gradient_bytes = rank0["gradient_megabytes"] * 1e6
+print(compperf.tr("gradients per step: {b:bytes}", b=gradient_bytes))
+buckets = ", ".join(
+    f"{cap:g}: {n}"
+    for cap, n in zip(caps, rank0["buckets"].values(), strict=True)
 )
-for name in names:
-    print(
-        f"{name:>15}: median {compperf.format_time(torch.tensor(seconds[name]).median().item())}"
-    )
+print(compperf.tr("buckets per step (MB: buckets): {b}", b=buckets))
+medians = [torch.tensor(seconds[name]).median().item() for name in names]
+for label, median in zip(shown, medians, strict=True):
+    print(compperf.tr("{name}: median {t:time}", name=label, t=median))
 ratios = {
     name: compperf.Ratio.from_rounds(
         name,
@@ -376,57 +360,38 @@ ratios = {
     )
     for name in names[:-1]
 }
-for name, ratio in ratios.items():
-    print(
-        compperf.tr(
-            "{name} over after backward: {ratio}", name=name, ratio=ratio
-        )
-    )
+for label, ratio in zip(shown[:-1], ratios.values(), strict=True):
+    print(compperf.tr("{name} / after backward: {r}", name=label, r=ratio))
 
 # %%
 # Does DDP's default overlap pay here? The verdict compares DDP with 25 MB
-# buckets against reducing after backward: "yes" when the whole interval of
-# the time ratio lies below 1 / 1.05.
+# buckets against reducing after backward. Its line prints the claim
+# "faster", its outcome and the interval of the time ratio, against the
+# threshold 1 / 1.05:
+#
+# * *yes*: the whole interval lies below it. Overlapping communication with
+#   backward pays on this machine.
+# * *no*: the whole interval lies at or above it: no gain here. With one
+#   thread per rank on a shared CPU, gloo's threads and backward compete for
+#   the same cores, so overlapping saves little; on GPUs, NCCL runs beside
+#   the computation.
+# * *unclear*: the interval straddles the threshold, or the machine was
+#   disturbed while the rounds ran; this run does not decide.
+#
+# The bar chart after it shows the median step time of every variant.
 default = ratios["25 MB"]
-faster = compperf.conclude("faster", "DDP 25 MB vs all-reduce after backward",
-                           default.low, default.high, below=1 / 1.05, disturbed=disturbed)  # fmt: skip
-if faster.yes:
-    compperf.say(
-        "With 25 MB buckets, DDP's step takes {ratio:.2f}× the time of reducing "
-        "after backward: overlapping communication with backward pays here.",
-        ratio=default.estimate,
-    )
-elif faster.no:
-    compperf.say(
-        "With 25 MB buckets, DDP's step takes {ratio:.2f}× the time of reducing "
-        "after backward: no gain here. With one thread per rank on a shared CPU, "
-        "gloo's threads and backward compete for the same cores, so overlapping "
-        "saves little; on GPUs, NCCL runs beside the computation.",
-        ratio=default.estimate,
-    )
-else:
-    compperf.say(
-        "With 25 MB buckets, DDP's step takes {ratio:.2f}× the time of reducing "
-        "after backward, but the interval ({low:.2f}–{high:.2f}×) does not decide "
-        "whether it is faster: unclear here.",
-        ratio=default.estimate,
-        low=default.low,
-        high=default.high,
-    )
+subject = compperf.tr("DDP 25 MB vs all-reduce after backward")
+faster = compperf.conclude("faster", subject, default.low, default.high,
+                           below=1 / 1.05, disturbed=disturbed)  # fmt: skip
+print(faster)
 
 fig, ax = plt.subplots(figsize=(7, 3.5))
-medians = [torch.tensor(seconds[name]).median().item() * 1e3 for name in names]
-ax.bar(range(len(names)), medians, color=["C0"] * (len(names) - 1) + ["C7"])
-caps = [float(name.split()[0]) for name in names[:-1]]  # "25 MB" -> 25.0
-ticks = [compperf.tr("{cap:g} MB", cap=cap) for cap in caps]
-ax.set_xticks(range(len(names)), [*ticks, compperf.tr("after backward")])
+milliseconds = [median * 1e3 for median in medians]
+ax.bar(range(len(names)), milliseconds, color=["C0"] * len(caps) + ["C7"])
+ax.set_xticks(range(len(names)), shown)
 ax.set_xlabel(compperf.tr("bucket_cap_mb"))
 ax.set_ylabel(compperf.tr("time per step, rank 0 (ms)"))
-ax.set_title(
-    compperf.tr(
-        "Training step against bucket size, {backend}", backend=backend
-    )
-)
+ax.set_title(compperf.tr("Training step against bucket size, {b}", b=backend))
 fig.tight_layout()
 plt.show()
 
@@ -436,16 +401,20 @@ plt.show()
 # Two micro-batches of half the batch each, every loss halved, give the
 # gradient of the whole batch. Without ``no_sync`` DDP reduces every bucket
 # after each micro-batch; inside ``no_sync`` it only adds up the local
-# gradients, and the backward after it reduces the sum once. The difference
-# to the whole batch's gradient is relative to its largest value.
-for key in ("sync_every", "no_sync"):
-    print(
-        compperf.tr(
-            "{mode}: {n} bucket all-reduces",
-            mode=key,
-            n=rank0[key]["reductions"],
-        )
-    )
+# gradients, and the backward after it reduces the sum once. The two lines
+# below count the bucket all-reduces each way.
+#
+# The verdict compares the accumulated gradients of both ways with the whole
+# batch's gradient; the difference is relative to the gradient's largest
+# value. Its line prints the claim "same gradient", its outcome and the
+# larger of the two differences, against the tolerance: *yes* means that both
+# ways give the whole batch's gradient, to rounding, so ``no_sync`` saved
+# its all-reduces without changing the step; *no* means that one of them
+# gives another gradient.
+every = rank0["sync_every"]["reductions"]
+print(compperf.tr("bucket all-reduces without no_sync: {n}", n=every))
+once = rank0["no_sync"]["reductions"]
+print(compperf.tr("bucket all-reduces with no_sync: {n}", n=once))
 whole = torch.tensor(rank0["whole_batch_gradient"])
 worst = max(
     float(
@@ -454,24 +423,11 @@ worst = max(
     )
     for key in ("sync_every", "no_sync")
 )
+subject = compperf.tr("no_sync accumulation")
 same = compperf.conclude(
-    "same gradient", "no_sync accumulation", worst, worst, below=TOLERANCE
+    "same gradient", subject, worst, worst, below=TOLERANCE
 )
-fewer = rank0["no_sync"]["reductions"] < rank0["sync_every"]["reductions"]
-if same.yes and fewer:
-    compperf.say(
-        "Both ways give the whole batch's gradient (largest relative difference "
-        "{worst:.1e}); bucket all-reduces: {no_sync} with no_sync, {every} without.",
-        worst=worst,
-        no_sync=rank0["no_sync"]["reductions"],
-        every=rank0["sync_every"]["reductions"],
-    )
-else:
-    compperf.say(
-        "Here the accumulated gradients differ from the whole batch's by "
-        "{worst:.1e} (relative), or no_sync did not reduce fewer buckets; look at the numbers.",
-        worst=worst,
-    )
+print(same)
 
 # %%
 # Summary
@@ -499,7 +455,8 @@ else:
 # 1. Each layer holds a ``WIDTH`` by ``WIDTH`` weight and a bias of
 #    ``WIDTH`` float32 values. DDP takes the tensors from the last layer on
 #    and closes a bucket once it holds at least the cap, in MiB
-#    (``bucket_cap_mb * 2**20`` bytes). Counting that way:
+#    (``bucket_cap_mb * 2**20`` bytes). Counting that way, next to what DDP
+#    reported:
 sizes = [
     WIDTH * 4,
     WIDTH * WIDTH * 4,
@@ -515,15 +472,10 @@ def count_buckets(cap_mb):
     return buckets + (filled > 0)
 
 
+print(compperf.tr("bucket_cap_mb, buckets counted, buckets reported by DDP"))
 for cap in BUCKET_CAPS_MB:
-    print(
-        compperf.tr(
-            "{cap} MB: buckets counted {counted}, reported by DDP {reported}",
-            cap=cap,
-            counted=count_buckets(cap),
-            reported=rank0["buckets"][f"{cap} MB"],
-        )
-    )
+    reported = rank0["buckets"][f"{cap} MB"]
+    print(f"{cap:>13} {count_buckets(cap):>15} {reported:>15}")
 
 # %%
 # 2. Backward produces the gradients of the last layer first. Buckets in that
@@ -536,8 +488,4 @@ for cap in BUCKET_CAPS_MB:
 #    ``(k - 1) / k`` of the traffic is saved. For ``k = 2`` with 4 MB buckets,
 #    the run above:
 saved = rank0["sync_every"]["reductions"] - rank0["no_sync"]["reductions"]
-print(
-    compperf.tr(
-        "bucket all-reduces saved per optimizer step: {saved}", saved=saved
-    )
-)
+print(compperf.tr("bucket all-reduces saved per step: {n}", n=saved))

@@ -35,11 +35,7 @@ if os.environ.get("COMPPERF_FAST") == "1":
 device = compperf.try_gpu()
 backend = "nccl" if compperf.num_gpus() >= RANKS else "gloo"
 print(compperf.environment(device))
-print(
-    compperf.tr(
-        "{ranks} ranks, backend {backend}", ranks=RANKS, backend=backend
-    )
-)
+print(compperf.tr("ranks: {n}, backend: {b}", n=RANKS, b=backend))
 
 # %%
 # The cost model
@@ -129,6 +125,9 @@ dist.destroy_process_group()
 # %%
 # Launching the ranks
 # -------------------
+# The table after the launch gives rank 0's median time per call for each
+# message size: one message (``send``, half of the time there and back),
+# the all-reduce, and reduce followed by broadcast.
 arguments = [backend, ",".join(map(str, SIZES)), str(ROUNDS)]
 with compperf.watch() as watched:
     run = compperf.run_ranks(RANK_CODE, RANKS, args=arguments, timeout=150)
@@ -149,9 +148,7 @@ one_way = medians("ping-pong") / 2
 ring = medians("all_reduce")
 server = medians("reduce+broadcast")
 print(compperf.tr("median seconds per call on rank 0:"))
-print(
-    f"{'bytes':>10} {'one message':>12} {'all_reduce':>12} {'reduce+bcast':>12}"
-)
+print(f"{'bytes':>10} {'send':>12} {'all_reduce':>12} {'reduce+bcast':>12}")
 for row in zip(nbytes, one_way, ring, server, strict=True):
     print(f"{row[0]:>10.0f} {row[1]:>12.2e} {row[2]:>12.2e} {row[3]:>12.2e}")
 
@@ -161,7 +158,8 @@ for row in zip(nbytes, one_way, ring, server, strict=True):
 # A least-squares fit of ``α + S / β`` to the one-way times gives this
 # machine's latency and bandwidth between two processes (through gloo and
 # the loopback interface on a CPU). The fit weighs relative errors, so that
-# small and large messages count alike.
+# small and large messages count alike. The table gives ``α`` and ``β`` for
+# single messages (``send``) and, fitted alone, for the all-reduce.
 
 
 def fit(times):
@@ -175,69 +173,52 @@ def fit(times):
 
 alpha, beta = fit(one_way)
 ring_alpha, ring_beta = fit(ring)
-compperf.say(
-    "One message between two ranks: latency α = {alpha}, bandwidth β = "
-    "{beta:.2f} GB/s. All-reduce fitted alone: {ring_alpha} + S / ({ring_beta:.2f} GB/s).",
-    alpha=compperf.format_time(alpha),
-    beta=beta / 1e9,
-    ring_alpha=compperf.format_time(ring_alpha),
-    ring_beta=ring_beta / 1e9,
-)
+print(compperf.tr("latency α (µs), bandwidth β (GB/s):"))
+for name, a, b in (
+    ("send", alpha, beta),
+    ("all_reduce", ring_alpha, ring_beta),
+):
+    print(f"{name:>10} {a * 1e6:>8.1f} {b / 1e9:>8.3f}")
 
 # %%
 # The models against the measurements
 # -----------------------------------
 # With ``α`` and ``β`` from single messages, the two formulas predict both
-# all-reduces without another free number. The figure shows the measured
-# medians as points and the predictions as lines.
+# all-reduces without another free number. The table gives, for each message
+# size, the measured time over the model's, for both.
 ring_model = 2 * (n - 1) * alpha + 2 * (n - 1) / n * nbytes / beta
 server_model = 2 * (n - 1) * (alpha + nbytes / beta)
-for name, measured, model in (("all_reduce", ring, ring_model),
-                              ("reduce+broadcast", server, server_model)):  # fmt: skip
-    print(
-        compperf.tr(
-            "{name}: measured / model from {smallest} to {largest} bytes: {ratios}",
-            name=name,
-            smallest=int(nbytes[0]),
-            largest=int(nbytes[-1]),
-            ratios=" ".join(f"{r:.2f}" for r in measured / model),
-        )
-    )
+print(compperf.tr("measured / model: bytes, all_reduce, reduce+broadcast"))
+for row in zip(nbytes, ring / ring_model, server / server_model, strict=True):
+    print(f"{row[0]:>10.0f} {row[1]:>12.2f} {row[2]:>12.2f}")
 
 # %%
 # A ratio of 1 means that the model, with the ``α`` and ``β`` of single
 # messages, explains the measurement. Above 1, the collective pays for more
 # than its messages: the additions, gloo's own steps between them, and on a
 # shared CPU the ranks waiting for a core.
+#
+# The figure shows the measured medians as points and the models as lines of
+# the same colour: ``α + S / β`` fitted to single messages, the ring model
+# ``2 (n - 1) α + 2 (n - 1) / n · S / β`` for the all-reduce, and the
+# parameter server's ``2 (n - 1) (α + S / β)`` for reduce and broadcast.
 fig, ax = plt.subplots(figsize=(7, 5), layout="constrained")
-ax.loglog(
-    nbytes,
-    one_way * 1e6,
-    "o",
-    color="C2",
-    label=compperf.tr("one message (measured)"),
-)
-ax.loglog(nbytes, (alpha + nbytes / beta) * 1e6, "-", color="C2",
-          label=compperf.tr("α + S/β (fit)"))  # fmt: skip
-ax.loglog(
-    nbytes,
-    ring * 1e6,
-    "s",
-    color="C0",
-    label=compperf.tr("all_reduce (measured)"),
-)
-ax.loglog(nbytes, ring_model * 1e6, "--", color="C0",
-          label=compperf.tr("ring model 2(n−1)α + 2(n−1)/n·S/β"))  # fmt: skip
-ax.loglog(nbytes, server * 1e6, "^", color="C3",
-          label=compperf.tr("reduce + broadcast (measured)"))  # fmt: skip
-ax.loglog(nbytes, server_model * 1e6, ":", color="C3",
-          label=compperf.tr("parameter server model 2(n−1)(α + S/β)"))  # fmt: skip
+curves = {  # label: measured, model, marker and line, colour
+    compperf.tr("one message, fit α + S/β"): (
+        one_way, alpha + nbytes / beta, "o-", "C2"),
+    compperf.tr("all_reduce, ring model"): (ring, ring_model, "s--", "C0"),
+    compperf.tr("reduce + broadcast, parameter server model"): (
+        server, server_model, "^:", "C3"),
+}  # fmt: skip
+handles = []
+for measured, model, style, color in curves.values():
+    (points,) = ax.loglog(nbytes, measured * 1e6, style[0], color=color)
+    (line,) = ax.loglog(nbytes, model * 1e6, style[1:], color=color)
+    handles.append((points, line))
 ax.set_xlabel(compperf.tr("message size S (bytes)"))
 ax.set_ylabel(compperf.tr("time per call (µs)"))
-ax.set_title(
-    compperf.tr("Communication on {backend}, {n} ranks", backend=backend, n=n)
-)
-fig.legend(loc="outside upper center", ncols=2, fontsize="small")
+ax.set_title(compperf.tr("Communication on {b}, {n} ranks", b=backend, n=n))
+fig.legend(handles, list(curves), loc="outside upper center")
 plt.show()
 
 # %%
@@ -245,8 +226,16 @@ plt.show()
 # -----------------------------
 # For large messages, where the latency no longer counts, the model gives
 # two ranks' ring half the parameter server's time: ``S / β`` against
-# ``2 S / β``. The rounds give a measured ratio with an
-# interval; "faster" needs the whole interval below 1 / 1.05.
+# ``2 S / β``. The rounds give a measured ratio of the all-reduce's time over
+# reduce and broadcast at the largest size, with an interval; the first line
+# below prints it with the model's ratio at that size.
+#
+# The verdict's line prints the claim "faster", its outcome and the interval,
+# against the threshold 1 / 1.05: *yes* when the whole interval lies below it
+# (the ring is faster than sending through one rank, as the model says), *no*
+# when it lies at or above it (not faster here: the collective's extra steps,
+# or ranks waiting for a core, outweighed the saved bytes), *unclear* when
+# the interval straddles the threshold or the machine was disturbed.
 largest = str(SIZES[-1])
 ratio = compperf.Ratio.from_rounds(
     "all_reduce",
@@ -261,35 +250,11 @@ ratio = compperf.Ratio.from_rounds(
     ],
 )
 predicted = float(ring_model[-1] / server_model[-1])
-faster = compperf.conclude("faster", "all_reduce vs reduce+broadcast", ratio.low, ratio.high,
+subject = compperf.tr("all_reduce vs reduce+broadcast")
+faster = compperf.conclude("faster", subject, ratio.low, ratio.high,
                            below=1 / 1.05, disturbed=watched.disturbance.disturbed)  # fmt: skip
-print(compperf.tr("all_reduce over reduce+broadcast at {size} bytes: {ratio}",
-                  size=int(nbytes[-1]), ratio=ratio))  # fmt: skip
-if faster.yes:
-    compperf.say(
-        "At {size} bytes, all_reduce takes {ratio:.2f}× the time of reduce and "
-        "broadcast (the model: {predicted:.2f}×): sending through one rank is slower.",
-        size=int(nbytes[-1]),
-        ratio=ratio.estimate,
-        predicted=predicted,
-    )
-elif faster.no:
-    compperf.say(
-        "At {size} bytes, all_reduce takes {ratio:.2f}× the time of reduce and "
-        "broadcast (the model: {predicted:.2f}×): not faster here.",
-        size=int(nbytes[-1]),
-        ratio=ratio.estimate,
-        predicted=predicted,
-    )
-else:
-    compperf.say(
-        "At {size} bytes, all_reduce takes {ratio:.2f}× the time of reduce and "
-        "broadcast (the model: {predicted:.2f}×), but the interval does not "
-        "decide which is faster: unclear here.",
-        size=int(nbytes[-1]),
-        ratio=ratio.estimate,
-        predicted=predicted,
-    )
+print(compperf.tr("measured: {r}; model: {m:.2f}×", r=ratio, m=predicted))
+print(faster)
 
 # %%
 # Faster links, not measured here
@@ -300,24 +265,15 @@ else:
 # GPU (both directions together, so 450 GB/s each way), and 400 Gb/s (50 GB/s)
 # per NDR InfiniBand port (ConnectX-7). The example is one all-reduce of 1 GB
 # of gradients (250 million float32 parameters) over 8 ranks, bandwidth term
-# only.
+# only. The rows are this machine's measured ``β``, then NVLink 4 and
+# InfiniBand NDR from their datasheets.
 gradient_bytes, ranks = 1e9, 8
-links = {
-    compperf.tr("this machine, measured β"): beta,
-    compperf.tr("NVLink 4, 450 GB/s each way (datasheet)"): 450e9,
-    compperf.tr("InfiniBand NDR, 50 GB/s per port (datasheet)"): 50e9,
-}
-for link, bandwidth in links.items():
-    ring_time = 2 * (ranks - 1) / ranks * gradient_bytes / bandwidth
-    server_time = 2 * (ranks - 1) * gradient_bytes / bandwidth
-    print(
-        compperf.tr(
-            "{link}: ring {ring}, parameter server {server}",
-            link=link,
-            ring=compperf.format_time(ring_time),
-            server=compperf.format_time(server_time),
-        )
-    )
+links = [beta, 450e9, 50e9]  # bytes per second: measured, NVLink 4, NDR
+print(compperf.tr("β (GB/s; rows 2, 3: datasheet), ring (ms), server (ms)"))
+for bandwidth in links:
+    ring_ms = 2 * (ranks - 1) / ranks * gradient_bytes / bandwidth * 1e3
+    server_ms = 2 * (ranks - 1) * gradient_bytes / bandwidth * 1e3
+    print(f"{bandwidth / 1e9:>8.3g} {ring_ms:>10.1f} {server_ms:>10.1f}")
 
 # %%
 # Summary
@@ -343,33 +299,23 @@ for link, bandwidth in links.items():
 #
 # Answers
 # -------
-# 1. The two terms are equal at ``S = α β``:
-compperf.say(
-    "Latency and bandwidth terms are equal at S = α β = {kilobytes:.1f} kB; "
-    "larger messages are mostly bandwidth.",
-    kilobytes=alpha * beta / 1e3,
-)
+# 1. The two terms are equal at ``S = α β``; larger messages pay mostly
+#    bandwidth, smaller ones mostly latency:
+print(compperf.tr("S = α β = {b:bytes}", b=alpha * beta))
 
 # %%
 # 2. The ring's bandwidth term is ``2 · 63 / 64 · S / β``; the parameter
-#    server's is ``2 · 63 · S / β``, 64 times larger:
+#    server's is ``2 · 63 · S / β``, 64 times larger. For 8 and 64 ranks on
+#    this machine's ``β``:
+print(compperf.tr("ranks, ring (s), parameter server (s)"))
 for ranks in (8, 64):
-    print(
-        compperf.tr(
-            "{ranks} ranks: ring {ring}, parameter server {server}",
-            ranks=ranks,
-            ring=compperf.format_time(2 * (ranks - 1) / ranks * 1e9 / beta),
-            server=compperf.format_time(2 * (ranks - 1) * 1e9 / beta),
-        )
-    )
+    ring_time = 2 * (ranks - 1) / ranks * 1e9 / beta
+    server_time = 2 * (ranks - 1) * 1e9 / beta
+    print(f"{ranks:>5} {ring_time:>10.3g} {server_time:>10.3g}")
 
 # %%
 # 3. For two ranks, the ring model gives latency ``2 α`` and bandwidth time
 #    ``S / β``:
 bucket = 25 * 2**20
-print(
-    compperf.tr(
-        "25 MB bucket: latency share {share:.1%} of the ring all-reduce",
-        share=2 * alpha / (2 * alpha + bucket / beta),
-    )
-)
+latency_share = 2 * alpha / (2 * alpha + bucket / beta)
+print(compperf.tr("latency share of a 25 MB bucket: {s:.1%}", s=latency_share))

@@ -17,8 +17,8 @@ its processes with PyTorch's launcher, ``torchrun``.
 # The machine
 # -----------
 # The first line says which device and software produced the numbers below;
-# the second how many CPU cores this process may use, which decides much of
-# what follows.
+# the next one names the backend and how many CPU cores this process may
+# use, which decides much of what follows.
 
 import os
 
@@ -42,8 +42,7 @@ cores = (
     else os.cpu_count()
 )
 print(compperf.environment(device))
-print(compperf.tr("{ranks} ranks, backend {backend}; CPU cores for this process: {cores}",
-                  ranks=RANKS, backend=backend, cores=cores))  # fmt: skip
+print(compperf.tr("backend: {b}, CPU cores here: {c}", b=backend, c=cores))
 
 # %%
 # Four ways to run one step
@@ -160,9 +159,9 @@ step_seconds = {
 # %%
 # Step times and throughput
 # -------------------------
-# Throughput counts the rows of all ranks together per second. The
-# communication column is the all-reduce after backward; the two one-rank
-# configurations have none.
+# The launch's line says how many ranks ran. In the table, throughput counts
+# the rows of all ranks together per second. The communication column is the
+# all-reduce after backward; the two one-rank configurations have none.
 print(f"{'':>22} {'step':>9} {'compute':>9} {'comm.':>9} {'rows/s':>9}")
 for name in names:
     ranks, threads, rows = rank0["configurations"][name]
@@ -185,118 +184,66 @@ strong = ratio("2 ranks, half batch", "1 rank, 1 thread")
 threads = ratio("1 rank, 2 threads", "1 rank, 1 thread")
 same_cores = ratio("2 ranks, half batch", "1 rank, 2 threads")
 weak = ratio("2 ranks, whole batch", "1 rank, 1 thread")
-for label, value in (
-    (compperf.tr("strong scaling, 2 ranks over 1 rank"), strong),
-    (compperf.tr("2 threads over 1 thread, 1 rank"), threads),
-    (compperf.tr("2 ranks over 1 rank with 2 threads"), same_cores),
-    (compperf.tr("weak scaling, 2 ranks over 1 rank"), weak),
-):
-    print(compperf.tr("{label}: time ratio {ratio}", label=label, ratio=value))
+
+
+def faster_than(subject, ratio):
+    """compperf's verdict on a time ratio: faster below 1 / 1.05."""
+    return compperf.conclude("faster", subject, ratio.low, ratio.high,
+                             below=1 / 1.05, disturbed=disturbed,
+                             value=ratio.estimate)  # fmt: skip
+
 
 # %%
 # Are two ranks faster?
 # ---------------------
 # The fair comparison gives both sides the same cores: two ranks with one
-# thread each against one rank with two threads. "Faster" needs the whole
-# interval of the time ratio below 1 / 1.05.
-faster = compperf.conclude("faster", "2 ranks vs 1 rank, 2 threads", same_cores.low,
-                           same_cores.high, below=1 / 1.05, disturbed=disturbed)  # fmt: skip
+# thread each against one rank with two threads. The verdict's line prints
+# the claim "faster", its outcome, the measured time ratio (two ranks' step
+# over one rank's) and its interval, against the threshold 1 / 1.05:
+#
+# * *yes*: the whole interval lies below it: two ranks are faster here, in
+#   spite of their all-reduce.
+# * *no*: the whole interval lies at or above it: not faster. The two ranks
+#   share the same cores, so they compute no faster than two threads do, and
+#   they add an all-reduce on top.
+# * *unclear*: the interval straddles the threshold, or the machine was
+#   disturbed while the rounds ran; this run does not decide.
+#
+# The line after it gives the all-reduce's share of the two ranks' step.
+faster = faster_than(compperf.tr("2 ranks vs 1 rank, 2 threads"), same_cores)
+print(faster)
 communication = np.median(
     rank0["times"]["2 ranks, half batch"]["communication"]
 )
 share = communication / np.median(step_seconds["2 ranks, half batch"])
-if faster.yes:
-    compperf.say(
-        "Two ranks take {ratio:.2f}× the time of one rank with two threads: "
-        "faster here, although {share:.0%} of their step is the all-reduce.",
-        ratio=same_cores.estimate,
-        share=share,
-    )
-elif faster.no:
-    compperf.say(
-        "Two ranks take {ratio:.2f}× the time of one rank with two threads: not "
-        "faster. They share the same {cores} cores, so they compute no faster "
-        "than two threads do, and they add an all-reduce that is {share:.0%} of "
-        "their step.",
-        ratio=same_cores.estimate,
-        cores=cores,
-        share=share,
-    )
-else:
-    compperf.say(
-        "Two ranks take {ratio:.2f}× the time of one rank with two threads, but "
-        "the interval ({low:.2f}–{high:.2f}×) does not decide: unclear here. "
-        "The all-reduce is {share:.0%} of their step.",
-        ratio=same_cores.estimate,
-        low=same_cores.low,
-        high=same_cores.high,
-        share=share,
-    )
+print(compperf.tr("all-reduce share of the step: {s:.0%}", s=share))
 
 # %%
 # Against one rank with one thread, the plain strong-scaling question: does
-# splitting the batch over two ranks make the step faster?
-split = compperf.conclude("faster", "2 ranks vs 1 rank, 1 thread", strong.low,
-                          strong.high, below=1 / 1.05, disturbed=disturbed)  # fmt: skip
-if split.yes:
-    compperf.say(
-        "Splitting the batch over two ranks makes the step {speedup:.2f}× faster "
-        "than one rank with one thread (2× would be ideal).",
-        speedup=1 / strong.estimate,
-    )
-elif split.no:
-    compperf.say(
-        "Splitting the batch over two ranks does not make the step faster than "
-        "one rank with one thread (time ratio {ratio:.2f}×): each rank computes "
-        "half, but waits for a core and for the all-reduce.",
-        ratio=strong.estimate,
-    )
-else:
-    compperf.say(
-        "Two ranks against one rank with one thread: time ratio {ratio:.2f}×, "
-        "interval {low:.2f}–{high:.2f}×, which does not decide: unclear here.",
-        ratio=strong.estimate,
-        low=strong.low,
-        high=strong.high,
-    )
+# splitting the batch over two ranks make the step faster? The verdict reads
+# as the one above; its time ratio is the inverse of the speedup, so a ratio
+# of 0.5 would be the ideal speedup of 2. *No* here means that each rank
+# computes half, but waits for a core and for the all-reduce.
+split = faster_than(compperf.tr("2 ranks vs 1 rank, 1 thread"), strong)
+print(split)
 
 # %%
 # Threads are the other way to use the second core. Whether they help one
-# rank here:
-more_threads = compperf.conclude("faster", "2 threads vs 1 thread, 1 rank", threads.low,
-                                 threads.high, below=1 / 1.05, disturbed=disturbed)  # fmt: skip
-if more_threads.yes:
-    compperf.say(
-        "Two threads take {ratio:.2f}× the time of one thread for one rank: the "
-        "second core helps.",
-        ratio=threads.estimate,
-    )
-elif more_threads.no:
-    compperf.say(
-        "Two threads take {ratio:.2f}× the time of one thread for one rank: no "
-        "help here. The threads meet at the end of every operation, so each "
-        "operation waits for the slower of the two, and on a machine whose "
-        "cores are busy with other work one of them is often not running.",
-        ratio=threads.estimate,
-    )
-else:
-    compperf.say(
-        "Two threads take {ratio:.2f}× the time of one thread for one rank, but "
-        "the interval ({low:.2f}–{high:.2f}×) does not decide: unclear here.",
-        ratio=threads.estimate,
-        low=threads.low,
-        high=threads.high,
-    )
+# rank here: *yes* means that the second core helps. *No* means no help: the
+# threads meet at the end of every operation, so each operation waits for
+# the slower of the two, and on a machine whose cores are busy with other
+# work one of them is often not running. *Unclear*, as above, decides
+# nothing.
+subject = compperf.tr("2 threads vs 1 thread, 1 rank")
+more_threads = faster_than(subject, threads)
+print(more_threads)
 
 # %%
 # Weak scaling keeps each rank's work; ideal is a ratio of 1 (twice the rows
-# in the same time). The efficiency is one rank's time over two ranks' time.
-compperf.say(
-    "Weak scaling efficiency with 2 ranks: {efficiency:.0%} (1 is ideal); strong "
-    "scaling speedup over one rank with one thread: {speedup:.2f}× (2 is ideal).",
-    efficiency=1 / weak.estimate,
-    speedup=1 / strong.estimate,
-)
+# in the same time). The efficiency is one rank's time over two ranks' time;
+# 1 is ideal. The figure below shows each configuration's step, split into
+# computation and all-reduce.
+print(compperf.tr("weak scaling efficiency: {e:.0%}", e=1 / weak.estimate))
 
 fig, ax = plt.subplots(figsize=(7, 3.8), layout="constrained")
 compute = [np.median(rank0["times"][name]["compute"]) * 1e3 for name in names]
@@ -320,8 +267,9 @@ ax.barh(
 ax.barh(rows, comm, left=compute, color="C3", label=compperf.tr("all-reduce"))
 ax.invert_yaxis()
 ax.set_xlabel(compperf.tr("time per step, rank 0 (ms)"))
-ax.set_title(compperf.tr("One training step, {batch} rows in total or per rank",
-                         batch=BATCH))  # fmt: skip
+ax.set_title(
+    compperf.tr("One training step, {n} rows in total or per rank", n=BATCH)
+)
 fig.legend(loc="outside upper center", ncols=2)
 plt.show()
 
@@ -333,15 +281,13 @@ plt.show()
 # launchers meet at a rendezvous endpoint, a host and port that every node
 # can reach; ``--rdzv-id`` names the job, so that two jobs never meet. For
 # this page's script saved as ``ranks.py``, on two machines with one rank
-# each, the commands are:
+# each, you run the same command on each machine:
 host, port = "node0.example.org", 29400
-for node in (0, 1):
-    print(compperf.tr("# on machine {node}:", node=node))
-    print(
-        f"torchrun --nnodes=2 --nproc-per-node=1 --rdzv-backend=c10d "
-        f"--rdzv-endpoint={host}:{port} --rdzv-id=scaling-job "
-        f"ranks.py results/ {' '.join(arguments)}"
-    )
+print(
+    f"torchrun --nnodes=2 --nproc-per-node=1 --rdzv-backend=c10d "
+    f"--rdzv-endpoint={host}:{port} --rdzv-id=scaling-job "
+    f"ranks.py results/ {' '.join(arguments)}"
+)
 
 # %%
 # The launcher gives every rank its place in environment variables, which
@@ -350,15 +296,11 @@ for node in (0, 1):
 # GPU), ``WORLD_SIZE``, ``LOCAL_WORLD_SIZE``, and ``MASTER_ADDR`` and
 # ``MASTER_PORT`` (where the process group's store listens). The network
 # interface gloo and NCCL use can be chosen with ``GLOO_SOCKET_IFNAME`` and
-# ``NCCL_SOCKET_IFNAME``. The ranks of this run saw:
+# ``NCCL_SOCKET_IFNAME``. The ranks of this run saw these values:
+print("RANK WORLD_SIZE LOCAL_RANK")
 for report in run.ranks:
     print(
-        compperf.tr(
-            "rank {rank} of {world}, local rank {local}",
-            rank=report["rank"],
-            world=report["world"],
-            local=report["local_rank"],
-        )
+        f"{report['rank']:>4} {report['world']:>10} {report['local_rank']:>10}"
     )
 
 # %%
@@ -391,30 +333,22 @@ for report in run.ranks:
 #
 # Answers
 # -------
-# 1. Only the computation remains; compare it with one rank:
+# 1. Only the computation remains; compare it with the step of one rank with
+#    one thread:
 compute_only = np.median(rank0["times"]["2 ranks, half batch"]["compute"])
-print(
-    compperf.tr(
-        "2 ranks, half batch, computation only: {compute}; 1 rank, 1 thread: {single}",
-        compute=compperf.format_time(float(compute_only)),
-        single=compperf.format_time(
-            float(np.median(step_seconds["1 rank, 1 thread"]))
-        ),
-    )
-)
+single = np.median(step_seconds["1 rank, 1 thread"])
+print(compperf.tr("2 ranks, computation only: {t:time}", t=compute_only))
+print(compperf.tr("1 rank, 1 thread, whole step: {t:time}", t=single))
 
 # %%
 # 2. The gradients are ``DEPTH`` layers of ``WIDTH * WIDTH + WIDTH`` float32
 #    values; for two ranks the ring model is ``2 α + S / β``, so ``S`` over
-#    the measured time is a lower bound of the link's bandwidth ``β``:
+#    the measured time (the all-reduce of two ranks on half batches, in the
+#    table above) is a lower bound of the link's bandwidth ``β``:
 gradient_bytes = DEPTH * (WIDTH * WIDTH + WIDTH) * 4
-compperf.say(
-    "The all-reduce of {mb:.1f} MB took {measured}: an effective bandwidth of "
-    "{bandwidth:.2f} GB/s, to compare with the previous page's β.",
-    mb=gradient_bytes / 1e6,
-    measured=compperf.format_time(float(communication)),
-    bandwidth=gradient_bytes / communication / 1e9,
-)
+bandwidth = gradient_bytes / communication
+print(compperf.tr("gradients: {b:bytes}", b=gradient_bytes))
+print(compperf.tr("effective bandwidth: {v:.3g} GB/s", v=bandwidth / 1e9))
 
 # %%
 # 3. In weak scaling each rank's computation stays the same while the

@@ -45,10 +45,6 @@ NOT_YET_CONVERTED = {
     "compilers/plot_7_graph_breaks.py",
     "compilers/plot_8_guards_recompilation.py",
     "compilers/plot_9_modes_training.py",
-    "distributed/plot_1_data_parallel_from_scratch.py",
-    "distributed/plot_2_distributed_data_parallel.py",
-    "distributed/plot_3_communication_costs.py",
-    "distributed/plot_4_scaling.py",
 }
 
 
