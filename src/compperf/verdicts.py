@@ -407,7 +407,7 @@ class Comparison:
         Verdict
             Claim ``"pays back"``, with the outcome of :meth:`faster`: "yes" when the
             candidate is faster, "no" when it is not (it never pays back), "unclear"
-            otherwise. With "yes", ``low`` and ``high`` bracket the number of calls,
+            otherwise, and always on a disturbed machine. With "yes", ``low`` and ``high`` bracket the number of calls,
             from the ratio's interval, and :attr:`Verdict.value` is the estimate:
             ``one_off / (t_baseline * (1 - ratio))``, ``t_baseline`` the baseline's
             median seconds per call. Otherwise ``low`` and ``high`` are the ratio's
@@ -424,8 +424,9 @@ class Comparison:
         threshold = 1 / margin
         subject = subject or _versus(self.names, candidate, baseline)
         disturbed = self.disturbance.disturbed
-        if ratio.high >= threshold:  # not shown faster: "no" or "unclear"
-            outcome = NO if ratio.low >= threshold else UNCLEAR
+        # As conclude(): a disturbed machine decides nothing, never "no" and never a count.
+        if disturbed or ratio.high >= threshold:  # not shown faster: "no" or "unclear"
+            outcome = NO if ratio.low >= threshold and not disturbed else UNCLEAR
             return _note(Verdict("pays back", subject, outcome, ratio.low, ratio.high,
                                  threshold, disturbed))  # fmt: skip
         per_call = self.measurements[baseline].median

@@ -245,3 +245,15 @@ def test_compperfs_own_claims_print_in_the_readers_language() -> None:
         assert str(verdict).startswith("быстрее (a vs b):")
     finally:
         compperf.use_language("en")
+
+
+def test_a_disturbed_machine_never_says_it_pays_back_or_never_does():
+    """The rule of conclude(), for pays_back too: a busy run decides nothing."""
+    ratios = {"a": (1.0,) * 6, "b": (0.5,) * 6}
+    busy = disturbance.Disturbance(1.0, None, 0.9, 1.0, 1.0)  # CPU pressure 90 %
+    comparison = compperf.Comparison(
+        names=("a", "b"), rounds=ratios, measurements={}, device="cpu", disturbance=busy
+    )
+    assert comparison.pays_back("b", "a", 1.0).unclear  # would be "yes", in some calls
+    assert comparison.pays_back("a", "b", 1.0).unclear  # would be "no"
+    assert comparison.faster("b", "a").unclear
