@@ -204,8 +204,7 @@ _HYBRID_PROBE = """{
     "iqrs": [m.iqr for m in timings],
     "errors": errors,
     "payback": {
-        name: comparison.pays_back(labels[name], labels["eager"], cost).outcome
-        for name, cost in one_off.items()
+        name: comparison.pays_back(name, eager, cost).outcome for name, cost in one_off.items()
     },
     "device": str(device),
     "exported_ops": [str(n.target) for n in exported.graph.nodes if n.op == "call_function"],
@@ -226,22 +225,25 @@ def test_torchscript_deprecation_is_shown(hybridize: Run) -> None:
     assert "script_method" not in hybridize.stdout
 
 
-def test_every_version_matches_eager(hybridize: Run) -> None:
-    for version in ("TorchScript", "torch.export"):
-        assert f"{version} output matches eager mode." in hybridize.stdout
+def test_every_version_matches_eager() -> None:
+    # Each version's output is checked with assert_close, which raises (the run fails)
+    # when it differs: the page goes on only with matching outputs.
+    source = (CHAPTER / PAGES[1]).read_text(encoding="utf-8")
+    for output in ("scripted(x)", "compiled_output", "output.clone()", "exported_module(x)"):
+        assert f"torch.testing.assert_close({output}, reference)" in source
+
+
+def test_every_version_is_timed(hybridize: Run) -> None:
     if _has_cxx():
-        assert "torch.compile output matches eager mode." in hybridize.stdout
         assert "torch.compile" in hybridize.probe["versions"]
-    assert hybridize.probe["versions"][0] == "eager"
+    assert hybridize.probe["versions"][:2] == ["eager", "torch.jit.script"]
 
 
 def test_process_setup_is_timed_apart_from_the_model(hybridize: Run) -> None:
     if not _has_cxx():
         pytest.skip("torch.compile does not work on this machine")
     stdout = hybridize.stdout
-    assert stdout.index("compiling a one-line function took") < stdout.index(
-        "torch.compile, first call:"
-    )
+    assert stdout.index("one-line function compiled: ") < stdout.index("torch.compile, first call:")
     # Whether that first call found the graph in Inductor's caches (a warm start) or not.
     # One graph: compperf.inductor_cache() says hit or miss, exactly one of them.
     hit = "cache hit: Inductor loaded compiled code from its caches" in stdout
@@ -262,10 +264,7 @@ def test_inductor_code_is_listed(hybridize: Run) -> None:
             "cpp_fused_relu_1",
             "extern_kernels.addmm",
         ]
-        assert (
-            "Inductor generated 2 C++ kernels and left 3 matrix products to a library."
-            in hybridize.stdout
-        )
+        assert "\n".join(launches) in hybridize.stdout
     else:
         assert any(name.startswith("triton_") for name in launches)
 
@@ -280,7 +279,6 @@ def test_timings_use_the_pytorch_timer_then_compperf(hybridize: Run) -> None:
     assert all(iqr >= 0 for iqr in hybridize.probe["iqrs"])
     stdout = hybridize.stdout
     assert stdout.index("Timer: median ") < stdout.index("vs first")
-    assert "pays back after" in stdout
 
 
 def test_error_bars_are_quartiles_and_never_below_zero(hybridize: Run) -> None:
@@ -290,32 +288,35 @@ def test_error_bars_are_quartiles_and_never_below_zero(hybridize: Run) -> None:
         assert median * 1e6 - below >= 0, "a whisker reaches below zero"
 
 
-def test_each_payback_cell_follows_its_verdict(hybridize: Run) -> None:
-    rows = {
-        line.split()[0]: line
-        for line in hybridize.stdout.splitlines()
-        if line.split()
-        and line.split()[0] in hybridize.probe["payback"]
-        and line.rstrip().endswith(("never", "unclear", "call", "calls"))
-    }
+def test_each_payback_line_follows_its_verdict(hybridize: Run) -> None:
+    # print(verdict): one line per version, its outcome the one compperf decided.
+    prose = " ".join(hybridize.stdout.split())
+    assert set(hybridize.probe["payback"]) >= {"torch.jit.script", "torch.export"}
     for name, outcome in hybridize.probe["payback"].items():
-        row = rows[name].rstrip()
-        expected = {"yes": ("call", "calls"), "no": ("never",), "unclear": ("unclear",)}
-        assert row.endswith(expected[outcome]), (name, outcome, row)
+        line = f"pays back ({name} vs eager): "
+        assert prose.count(line) == 1, name
+        assert line + outcome in prose, (name, outcome)
+        # yes: the number of calls it takes; no, unclear: the ratio's interval.
+        assert (", measured " in prose.split(line)[1].split("threshold")[0]) == (
+            outcome == "yes"
+        ), (name, outcome)
 
 
 def test_reduce_overhead_explained_without_cuda(hybridize: Run) -> None:
     if hybridize.probe["device"].startswith("cuda"):
-        for step in ("compile and warm up", "record", "replay"):
-            assert f"reduce-overhead, {step}:" in hybridize.stdout
-        assert "reduce-overhead output matches eager mode." in hybridize.stdout
+        for call in (1, 2, 3):
+            assert f"CUDA graph call {call}:" in hybridize.stdout
+        assert "reduce-overhead" in hybridize.probe["versions"]
     else:
-        assert "mode='reduce-overhead' skipped: CUDA graphs need CUDA" in hybridize.stdout
+        assert f"mode='reduce-overhead' skipped on {hybridize.probe['device']}" in (
+            hybridize.stdout
+        )
+        assert "CUDA graph call" not in hybridize.stdout
 
 
 def test_graph_break_answer(hybridize: Run) -> None:
     assert (hybridize.probe["graphs"], hybridize.probe["breaks"]) == (2, 1)
-    assert "Dynamo captured 2 graphs with 1 graph break." in hybridize.stdout
+    assert "Dynamo graphs: 2, graph breaks: 1" in hybridize.stdout
 
 
 def test_without_a_cxx_compiler_the_page_degrades(tmp_path: Path) -> None:
@@ -326,8 +327,10 @@ def test_without_a_cxx_compiler_the_page_degrades(tmp_path: Path) -> None:
         CXX=str(tmp_path / "no-such-g++"),
         TMPDIR=str(tmp_path),
     ).check()
-    assert "torch.compile failed here, so the page continues without it" in run.stdout
-    assert "torch.export output matches eager mode." in run.stdout
+    # Inductor's error (a BackendCompilerFailed), then its first line.
+    assert "torch.compile failed: InductorError" in run.stdout
+    assert "No working C++ compiler" in run.stdout
+    assert "mode='reduce-overhead' skipped on " in run.stdout
     assert run.probe == ["eager", "torch.jit.script", "torch.export"]
 
 
