@@ -347,6 +347,8 @@ ax.barh(
     capsize=4,
 )
 ax.invert_yaxis()
+for label in ax.get_yticklabels()[1:]:  # the compiled versions' names are code
+    label.set_fontfamily("monospace")
 ax.set_xlabel(compperf.tr("time per call (µs), median and quartiles"))
 ax.set_title(compperf.tr("MLP forward pass, batch size {n}", n=batch))
 fig.tight_layout()
