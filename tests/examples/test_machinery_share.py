@@ -40,7 +40,6 @@ NOT_YET_CONVERTED = {
     "asynchronous/plot_async_matmul.py",
     "asynchronous/plot_cost_model.py",
     "asynchronous/plot_frontend_running_ahead.py",
-    "compilers/plot_4_serialization.py",
     "compilers/plot_5_cnn_exercise.py",
     "compilers/plot_6_control_flow.py",
     "compilers/plot_7_graph_breaks.py",
