@@ -66,9 +66,7 @@ def fancy_func(a, b, c, d):
     return g
 
 
-print(
-    compperf.tr("imperative result: {result}", result=fancy_func(1, 2, 3, 4))
-)
+print(compperf.tr("imperative result: {r}", r=fancy_func(1, 2, 3, 4)))
 
 # %%
 # Symbolic: write the whole program first, then compile and run it
@@ -100,7 +98,7 @@ print(source)
 bytecode = compile(source, "<fancy_func program>", "exec")
 namespace = {}
 exec(bytecode, namespace)  # noqa: S102 -- the point of this cell: run a program built as text
-print(compperf.tr("symbolic result: {result}", result=namespace["result"]))
+print(compperf.tr("symbolic result: {r}", r=namespace["result"]))
 
 # %%
 # PyTorch captures the same function as a graph
@@ -143,11 +141,7 @@ results = {
 }
 for name, value in results.items():
     assert value == fancy_func(1, 2, 3, 4), f"{name} gives {value}"
-print(
-    compperf.tr(
-        "all graphs compute the imperative result: {results}", results=results
-    )
-)
+print(compperf.tr("every graph computes: {r}", r=[*results.values()]))
 
 # %%
 # The graphs as pictures
@@ -200,11 +194,7 @@ graphs = {
 def draw(graphs):
     """PNG images of the graphs, or None with a note when graphviz cannot draw."""
     if graphviz is None:
-        print(
-            compperf.tr(
-                "graphviz cannot draw here (the graphviz package is missing)."
-            )
-        )
+        print(compperf.tr("graphviz cannot draw here (no graphviz package)."))
         return None
     try:
         return [
@@ -212,11 +202,7 @@ def draw(graphs):
             for gm in graphs.values()
         ]
     except graphviz.ExecutableNotFound:
-        print(
-            compperf.tr(
-                "graphviz cannot draw here (its dot program is missing)."
-            )
-        )
+        print(compperf.tr("graphviz cannot draw here (no dot program)."))
         return None
 
 
@@ -249,75 +235,60 @@ else:
 # PyTorch's own tool for this is ``torch.utils.benchmark.Timer``: it runs the
 # statement in blocks long enough to hide the clock's overhead, synchronizes
 # the current accelerator (a GPU) before each clock read, and reports the
-# median time per call. Here it times the imperative version.
+# median time per call and the spread around it (the IQR). Here it times the
+# imperative version.
 
 a, b, c, d = (torch.randn(1000, device=device) for _ in range(4))
-task = compperf.tr(
-    "fancy_func on four tensors of {size} floats", size=a.numel()
-)
 timer = torch.utils.benchmark.Timer(
     stmt="fancy_func(a, b, c, d)",
     globals={"fancy_func": fancy_func, "a": a, "b": b, "c": c, "d": d},
     num_threads=torch.get_num_threads(),
-    label=task,
-    description=compperf.tr("imperative"),
 )
 measured = timer.blocked_autorange(min_run_time=MIN_RUN_TIME)
-print(
-    compperf.tr(
-        "Timer: median {m:time}, IQR {i:time}",
-        m=measured.median,
-        i=measured.iqr,
-    )
-)
+median, iqr = measured.median, measured.iqr
+print(compperf.tr("Timer: median {m:time}, IQR {i:time}", m=median, i=iqr))
 
 # %%
 # To compare the two versions, ``compperf.interleave`` runs them in rounds,
 # one after the other in each round, synchronizing the device you name (CPU,
 # CUDA or Apple MPS) at every clock read: a stall of the machine then slows
 # one round, not one version. ``compperf.compare`` lays the two results side
-# by side; the ``vs first`` column shows how close the traced version comes to
-# the imperative one on this machine. The imperative row and the Timer block
-# above time the same call; where they differ, trust the rounds, which ran
-# alternately with the traced version under the same conditions.
+# by side, each row named by the call it timed: ``fancy_func(a, b, c, d)`` is
+# the imperative version, ``traced(a, b, c, d)`` the FX GraphModule. The
+# ``vs first`` column shows how close the traced version comes to the
+# imperative one on this machine. The imperative row and the Timer line above
+# time the same call; where they differ, trust the rounds, which ran
+# alternately with the traced version under the same conditions. The line
+# under the table says whether the machine was quiet or disturbed meanwhile.
 
-imperative = compperf.tr("imperative")
+imperative, graph = "fancy_func(a, b, c, d)", "traced(a, b, c, d)"
 comparison = compperf.interleave(
     {
         imperative: lambda: fancy_func(a, b, c, d),
-        "FX GraphModule": lambda: traced(a, b, c, d),
+        graph: lambda: traced(a, b, c, d),
     },
     device=device,
     budget=BUDGET,
 )
 timings = list(comparison.measurements.values())
+task = compperf.tr("fancy_func on four tensors of {n} floats", n=a.numel())
 print(compperf.compare(timings, title=task))
-print(compperf.tr("machine: {state}", state=comparison.disturbance))
+print(comparison.disturbance)
 
 # %%
-# ``Comparison.faster`` turns the rounds into a verdict: "yes" when the whole
-# 95 % interval of the time ratio lies below 1/1.05 (faster by more than 5 %),
-# "no" when it lies at or above it, "unclear" when it reaches across.
+# ``Comparison.faster`` turns the rounds into a verdict on the claim "faster",
+# and its line below gives the measured time ratio (traced over imperative)
+# with its 95 % interval. The outcome is *yes* when the whole interval lies
+# below 1/1.05: the traced version is faster than the imperative one by more
+# than 5 % on this machine. It is *no* when the interval lies at or above that
+# threshold: the traced version is not faster, as expected of a graph that
+# runs the same three additions. It is *unclear* when the interval reaches
+# across the threshold, or when the machine was disturbed while the rounds
+# ran (the line then says so): this run cannot tell, and a quieter machine or
+# a longer budget may.
 
-verdict = comparison.faster(
-    "FX GraphModule", imperative, subject="FX GraphModule vs imperative"
-)
-ratio = comparison.ratio("FX GraphModule", imperative)
-if verdict.yes:
-    compperf.say(
-        "The traced version is faster than the imperative one here: {ratio}",
-        ratio=ratio,
-    )
-elif verdict.no:
-    compperf.say(
-        "The traced version is not faster than the imperative one: {ratio}",
-        ratio=ratio,
-    )
-else:
-    compperf.say(
-        "This run cannot tell whether the traced version is faster: {ratio}",
-        ratio=ratio,
-    )
+verdict = comparison.faster(graph, imperative)
+print(verdict)
 
 # %%
 # Summary

@@ -34,9 +34,7 @@ other versions.
 # choice is made. On a CPU the setting changes
 # nothing here.
 
-import math
 import re
-import statistics
 import time
 import warnings
 
@@ -78,7 +76,7 @@ torch.manual_seed(0)
 net = get_net().to(device).requires_grad_(False)
 x = torch.randn(1, 512, device=device)
 reference = net(x)
-print(compperf.tr("eager output: {output}", output=reference))
+print(compperf.tr("eager output: {o}", o=reference))
 
 
 def synchronize():
@@ -97,19 +95,18 @@ def synchronize():
 # PyTorch now deprecates it in favour of ``torch.compile`` and ``torch.export``,
 # and says so with a ``DeprecationWarning``. You should see that warning:
 # ``compperf.shown_warnings`` prints it instead of letting it slip into the log
-# or hiding it. Any other warning passes through untouched.
+# or hiding it. Any other warning passes through untouched. Below it you see
+# how long the compilation took. ``torch.testing.assert_close`` then checks
+# that the scripted model computes the eager output: it raises an error if
+# not, so the page goes on only with matching outputs. Every version below
+# is checked the same way.
 
 start = time.perf_counter()
 with compperf.shown_warnings(r"`torch\.jit\."):
     scripted = torch.jit.script(net)
 script_seconds = time.perf_counter() - start
-print(
-    compperf.tr(
-        "torch.jit.script took {seconds:.3f} s", seconds=script_seconds
-    )
-)
+print(compperf.tr("torch.jit.script: {t:time}", t=script_seconds))
 torch.testing.assert_close(scripted(x), reference)
-print(compperf.tr("TorchScript output matches eager mode."), end="\n\n")
 
 # %%
 # What the first ``torch.compile`` of a process pays
@@ -124,6 +121,8 @@ print(compperf.tr("TorchScript output matches eager mode."), end="\n\n")
 # Importing Inductor imports a PyTorch module that still uses the deprecated
 # ``torch.jit.script_method``, which warns once per process. The warning is
 # about PyTorch's own code, not yours, so the cell hides exactly that one.
+# Where no C or C++ compiler is found, compiling fails: the line below then
+# names the error, and the page goes on without ``torch.compile``.
 
 
 def prepare_compiler():
@@ -140,23 +139,12 @@ def prepare_compiler():
 
 try:
     setup_seconds = prepare_compiler()
-except (
-    torch._dynamo.exc.BackendCompilerFailed
-) as error:  # No C or C++ compiler here.
+except torch._dynamo.exc.BackendCompilerFailed as error:  # No C/C++ compiler.
     setup_seconds = None
-    print(
-        compperf.tr(
-            "torch.compile failed here, so the page continues without it: {error}",
-            error=f"{type(error).__name__}: {str(error).splitlines()[0]}",
-        )
-    )
+    print(compperf.tr("torch.compile failed: {e}", e=type(error).__name__))
+    print(str(error).splitlines()[0])
 else:
-    print(
-        compperf.tr(
-            "compiling a one-line function took {seconds:.3f} s",
-            seconds=setup_seconds,
-        )
-    )
+    print(compperf.tr("one-line function compiled: {t:time}", t=setup_seconds))
 
 # %%
 # torch.compile: capture with Dynamo, generate code with Inductor
@@ -170,7 +158,8 @@ else:
 # count of cache hits. The cell times
 # the first call by hand, with the PyTorch calls you would write yourself: a
 # clock read, and on a GPU ``torch.cuda.synchronize`` before the second read,
-# because the GPU may still be running the work that the call queued.
+# because the GPU may still be running the work that the call queued. Then
+# ``assert_close`` checks the compiled output against eager mode's.
 #
 # It also asks Inductor for the code it produced (``run_and_get_code`` is a
 # helper of PyTorch's own tests; ``TORCH_LOGS=output_code`` prints the same
@@ -183,7 +172,7 @@ else:
 # and fuses the bias and the ReLU into one kernel,
 # ``triton_poi_fused_addmm_relu_0``, one pass over memory instead of two.
 # On Apple's MPS, Inductor writes Metal shaders instead (``generated_kernel_0``
-# and so on), which the list below counts as Metal.
+# and so on).
 
 
 compiled = None
@@ -195,16 +184,10 @@ if setup_seconds is not None:
         start = time.perf_counter()
         compiled_output, (generated,) = run_and_get_code(compiled, x)
         synchronize()
-        first_call_seconds = time.perf_counter() - start
-    print(
-        compperf.tr(
-            "torch.compile, first call: {seconds:.3f} s",
-            seconds=first_call_seconds,
-        )
-    )
+        first_call = time.perf_counter() - start
+    print(compperf.tr("torch.compile, first call: {t:time}", t=first_call))
     print(cache)
     torch.testing.assert_close(compiled_output, reference)
-    print(compperf.tr("torch.compile output matches eager mode."), end="\n\n")
 
 # %%
 # The calls in Inductor's generated ``call`` function, in order:
@@ -222,30 +205,7 @@ def launches(code):
 
 if compiled is not None:
     calls = launches(generated)
-    for name in calls:
-        if name.startswith("extern"):
-            kind = compperf.tr("library")
-        else:
-            kind = compperf.tr("generated")
-        print(compperf.tr("  {kind:<10} {name}", kind=kind, name=name))
-    library = sum(name.startswith("extern_kernels.") for name in calls)
-    kernels = compperf.tr_plural(
-        "{n} {language} kernel",
-        "{n} {language} kernels",
-        len(calls) - library,
-        language={"cuda": "Triton", "mps": "Metal"}.get(device.type, "C++"),
-    )
-    products = compperf.tr_plural(
-        "{n} matrix product", "{n} matrix products", library
-    )
-    print(
-        compperf.tr(
-            "Inductor generated {kernels} and left {products} to a library.",
-            kernels=kernels,
-            products=products,
-        ),
-        end="\n\n",
-    )
+    print(*calls, sep="\n")
 
 # %%
 # CUDA graphs: ``mode="reduce-overhead"``
@@ -256,10 +216,10 @@ if compiled is not None:
 # records the kernels once and then replays the whole sequence with one launch.
 # The cell times three calls, which do different things:
 #
-# 1. The first call compiles and runs the code without recording: a warm-up,
-#    so that one-off allocations stay out of the graph.
-# 2. The second call records the CUDA graph (and runs it).
-# 3. Later calls replay it. A graph replays fixed memory addresses: the
+# 1. Call 1 compiles and runs the code without recording: a warm-up, so that
+#    one-off allocations stay out of the graph.
+# 2. Call 2 records the CUDA graph (and runs it).
+# 3. Call 3, and every later call, replays it. A graph replays fixed memory addresses: the
 #    weights stay where they are, and each input is copied into the graph's
 #    own input buffer first. The output also lives in the graph's memory, and
 #    the next replay overwrites it, so the cell clones it before comparing.
@@ -272,49 +232,22 @@ if compiled is not None:
 # calls per step, or a loop that keeps outputs), call
 # ``torch.compiler.cudagraph_mark_step_begin()`` before each step, or clone
 # an output you keep: reading an overwritten output raises an error that
-# says so. On other devices there is no CUDA graph to record, and the cell
-# says so instead of compiling a second time.
+# says so. On other devices there is no CUDA graph to record (nor where
+# ``torch.compile`` failed above), and the cell says that it skipped this
+# mode instead of compiling a second time.
 
 reduce_overhead = None
 if device.type == "cuda" and compiled is not None:
     reduce_overhead = torch.compile(net, mode="reduce-overhead")
-    steps = (
-        compperf.tr("compile and warm up"),
-        compperf.tr("record"),
-        compperf.tr("replay"),
-    )
-    for step in steps:
+    for call in (1, 2, 3):
         start = time.perf_counter()
         output = reduce_overhead(x)
         torch.cuda.synchronize(device)
         seconds = time.perf_counter() - start
-        print(
-            compperf.tr(
-                "reduce-overhead, {step}: {seconds:.4f} s",
-                step=step,
-                seconds=seconds,
-            )
-        )
+        print(compperf.tr("CUDA graph call {n}: {t:time}", n=call, t=seconds))
     torch.testing.assert_close(output.clone(), reference)
-    print(
-        compperf.tr("reduce-overhead output matches eager mode."), end="\n\n"
-    )
-elif device.type != "cuda":
-    print(
-        compperf.tr(
-            "mode='reduce-overhead' skipped: CUDA graphs need CUDA, "
-            "this page runs on {device}.",
-            device=device.type,
-        ),
-        end="\n\n",
-    )
 else:
-    print(
-        compperf.tr(
-            "mode='reduce-overhead' skipped: torch.compile failed above."
-        ),
-        end="\n\n",
-    )
+    print(compperf.tr("mode='reduce-overhead' skipped on {d}", d=device))
 
 # %%
 # torch.export: one whole graph, ready to save
@@ -325,20 +258,15 @@ else:
 # execute: three ``linear`` and two ``relu`` operations. ``.module()`` turns the
 # program back into a callable module; each call first checks that its inputs
 # still fit the shapes the program was exported for. Exporting needs no C++
-# compiler.
+# compiler. The first line below is how long exporting took.
 
 start = time.perf_counter()
 exported = torch.export.export(net, (x,))
 export_seconds = time.perf_counter() - start
-print(
-    compperf.tr(
-        "torch.export.export took {seconds:.3f} s", seconds=export_seconds
-    )
-)
+print(compperf.tr("torch.export.export: {t:time}", t=export_seconds))
 print(exported.graph)
 exported_module = exported.module()
 torch.testing.assert_close(exported_module(x), reference)
-print(compperf.tr("torch.export output matches eager mode."), end="\n\n")
 
 # %%
 # Time per call, the PyTorch way
@@ -346,22 +274,17 @@ print(compperf.tr("torch.export output matches eager mode."), end="\n\n")
 # ``torch.utils.benchmark.Timer`` is PyTorch's tool for timing small pieces of
 # code: it runs the statement in blocks long enough to hide the clock's
 # overhead and synchronizes the current accelerator (a GPU) at each clock
-# read. Here it times eager mode; read its median.
+# read. Here it times eager mode; read its median, and its IQR: the spread of
+# the middle half of its timed blocks.
 
 timer = torch.utils.benchmark.Timer(
     stmt="net(x)",
     globals={"net": net, "x": x},
     num_threads=torch.get_num_threads(),
-    description=compperf.tr("eager"),
 )
 eager_alone = timer.blocked_autorange(min_run_time=MIN_RUN_TIME)
-print(
-    compperf.tr(
-        "Timer: median {m:time}, IQR {i:time}",
-        m=eager_alone.median,
-        i=eager_alone.iqr,
-    )
-)
+median, iqr = eager_alone.median, eager_alone.iqr
+print(compperf.tr("Timer: median {m:time}, IQR {i:time}", m=median, i=iqr))
 
 # %%
 # The same for every version, in interleaved rounds
@@ -375,72 +298,43 @@ print(
 # interval; a stalled round moves it by one rank at most. It repeats rounds
 # until the intervals are narrow or its time budget is spent. The table lists
 # each version's median over all its blocks; the ``vs first`` column compares
-# it with eager mode.
+# it with eager mode. The line under it says whether the machine was quiet or
+# disturbed while the rounds ran.
+#
+# The Timer line above and the eager row of the table time the same call.
+# Where they differ, trust the table: the Timer ran once, alone, so a stall
+# during its blocks moves its median, while the table's rounds ran
+# alternately with the other versions and the verdicts below come from their
+# per-round ratios.
 
-versions = {"eager": net, "torch.jit.script": scripted}
+eager = compperf.tr("eager")
+versions = {eager: net, "torch.jit.script": scripted}
 if compiled is not None:
     versions["torch.compile"] = compiled
 if reduce_overhead is not None:
-    versions["reduce-overhead"] = reduce_overhead
-versions["torch.export"] = (
-    exported_module  # The callable .module() of the program.
-)
-# The name of each version in the tables and the chart.
-labels = {
-    "eager": compperf.tr("eager"),
-    "torch.jit.script": compperf.tr("torch.jit.script"),
-    "torch.compile": compperf.tr("torch.compile"),
-    "reduce-overhead": compperf.tr("reduce-overhead"),
-    "torch.export": compperf.tr("torch.export"),
-}
+    versions[compperf.tr("reduce-overhead")] = reduce_overhead
+versions["torch.export"] = exported_module  # The callable .module().
 
 comparison = compperf.interleave(
-    {labels[name]: lambda m=model: m(x) for name, model in versions.items()},
+    {name: lambda m=model: m(x) for name, model in versions.items()},
     device=device,
     budget=BUDGET,
     warmup=2,  # reduce-overhead records its CUDA graph on the second call.
 )
-timings = [comparison.measurements[labels[name]] for name in versions]
-print(
-    compperf.compare(
-        timings,
-        title=compperf.tr(
-            "512-256-128-2 MLP, batch size {batch}", batch=x.shape[0]
-        ),
-    )
-)
-print(compperf.tr("machine: {state}", state=comparison.disturbance))
-
-# %%
-# The ``torch.utils.benchmark.Timer`` block above and the eager row of the
-# table time the same call. Where they differ, trust the table: the Timer ran
-# once, alone, so a stall during its blocks moves its median, while the
-# table's rounds ran alternately with the other versions and the verdicts
-# below come from their per-round ratios.
-
-compperf.say(
-    "eager mode per call: {timer} in the Timer block, {rounds} in the rounds",
-    timer=compperf.format_time(eager_alone.median),
-    rounds=compperf.format_time(timings[0].median),
-)
+timings = list(comparison.measurements.values())
+batch = x.shape[0]
+title = compperf.tr("512-256-128-2 MLP, batch size {n}", n=batch)
+print(compperf.compare(timings, title=title))
+print(comparison.disturbance)
 
 # %%
 # The same numbers as a chart: bars are medians, whiskers reach from the
-# 25th to the 75th percentile of the timed blocks (their quartiles), so they
-# never reach below zero.
-
-
-def quartiles(measurement):
-    """The 25th and 75th percentiles of a measurement's seconds per call."""
-    q1, _, q3 = statistics.quantiles(
-        measurement.times, n=4, method="inclusive"
-    )
-    return q1, q3
-
+# 25th to the 75th percentile of the timed blocks (their quartiles,
+# ``Measurement.quartiles``), so they never reach below zero.
 
 fig, ax = plt.subplots(figsize=(7, 3))
 medians_us = [m.median * 1e6 for m in timings]
-spans = [quartiles(m) for m in timings]
+spans = [m.quartiles for m in timings]
 errors = [
     [(m.median - q1) * 1e6 for m, (q1, _) in zip(timings, spans, strict=True)],
     [(q3 - m.median) * 1e6 for m, (_, q3) in zip(timings, spans, strict=True)],
@@ -453,14 +347,10 @@ ax.barh(
     capsize=4,
 )
 ax.invert_yaxis()
+for label in ax.get_yticklabels()[1:]:  # the compiled versions' names are code
+    label.set_fontfamily("monospace")
 ax.set_xlabel(compperf.tr("time per call (µs), median and quartiles"))
-ax.set_title(
-    compperf.tr(
-        "MLP forward pass, batch size {batch}, on {device}",
-        batch=x.shape[0],
-        device=device,
-    )
-)
+ax.set_title(compperf.tr("MLP forward pass, batch size {n}", n=batch))
 fig.tight_layout()
 plt.show()
 
@@ -468,58 +358,31 @@ plt.show()
 # Does compiling pay here?
 # ------------------------
 # Compilation is a one-off cost; a faster call pays it back only after enough
-# calls: the one-off cost divided by the time each call saves.
-# ``Comparison.pays_back`` answers from the ratio's interval, not from two
-# medians: "yes" with a number of calls when the version is faster than eager
-# mode by more than 5 %, "never" when it is not, and "unclear" when this run
-# cannot tell. At batch size 1, one forward pass is little work: the fixed
-# cost of each call (Python, the guards that check a compiled graph still
-# applies, kernel launches) can outweigh what compiling saves. The next
-# example measures how this changes with the batch size.
+# calls: the one-off cost divided by the time each call saves. The one-off
+# costs are the times printed above: ``torch.jit.script``'s compilation,
+# ``torch.compile``'s first call and ``torch.export.export``.
+# ``Comparison.pays_back`` answers from the interval of the time ratio (the
+# version's time over eager mode's), not from two medians, and prints one
+# line per version. Its outcome is *yes* when the version is faster than eager
+# mode by more than 5 %: the line then gives the number of calls after which
+# the compilation has paid for itself, with its interval. It is *no* when the
+# whole interval of the ratio lies at or above 1/1.05, the version is not
+# faster per call, and it never pays back; the line then gives that interval.
+# It is *unclear* when the interval reaches across that line: this run
+# cannot tell (the line also says when the machine was disturbed). At batch
+# size 1, one forward pass is little work: the fixed cost of each call
+# (Python, the guards that check a compiled graph still applies, kernel
+# launches) can outweigh what compiling saves. The next example measures how
+# this changes with the batch size.
 
 one_off = {
     "torch.jit.script": script_seconds,
     "torch.export": export_seconds,
 }
 if compiled is not None:
-    one_off["torch.compile"] = first_call_seconds
-print(
-    compperf.tr(
-        "{version:<18}{ratio:>28}{cost:>14}{pays_back:>18}",
-        version=compperf.tr("version"),
-        ratio=compperf.tr("time vs eager (95 %)"),
-        cost=compperf.tr("one-off cost"),
-        pays_back=compperf.tr("pays back after"),
-    )
-)
+    one_off["torch.compile"] = first_call
 for name, cost in one_off.items():
-    ratio = comparison.ratio(labels[name], labels["eager"])
-    verdict = comparison.pays_back(
-        labels[name], labels["eager"], cost, subject=f"{name} vs eager"
-    )
-    if verdict.yes:
-        pays_back = compperf.tr_plural(
-            "{n:,} call", "{n:,} calls", math.ceil(verdict.value)
-        )
-    elif verdict.no:
-        pays_back = compperf.tr("never")
-    else:
-        pays_back = compperf.tr("unclear")
-    interval = compperf.tr(
-        "{ratio:.2f}× ({low:.2f}–{high:.2f}×)",
-        ratio=ratio.estimate,
-        low=ratio.low,
-        high=ratio.high,
-    )
-    print(
-        compperf.tr(
-            "{version:<18}{ratio:>28}{cost:>12.3f} s{pays_back:>18}",
-            version=name,
-            ratio=interval,
-            cost=cost,
-            pays_back=pays_back,
-        )
-    )
+    print(comparison.pays_back(name, eager, cost))
 
 # %%
 # Summary
@@ -544,8 +407,8 @@ for name, cost in one_off.items():
 # 2. Print a tensor's value inside ``forward`` (``print(h.sum().item())``) or
 #    branch on it (``if h.sum() > 0:``), then run the model through
 #    ``torch.compile`` and ``torch.export``. What does each one do?
-# 3. Why can the break-even table say "never" for a version that compiled
-#    without error?
+# 3. Why can the verdict "pays back" say *no* (never) for a version that
+#    compiled without error?
 #
 # Answers
 # -------
@@ -576,23 +439,15 @@ class Branchy(nn.Module):
 
 branchy = Branchy().to(device).requires_grad_(False)
 explanation = torch._dynamo.explain(branchy)(x)
-graphs = compperf.tr_plural("{n} graph", "{n} graphs", explanation.graph_count)
-breaks = compperf.tr_plural(
-    "{n} graph break", "{n} graph breaks", explanation.graph_break_count
-)
-print(
-    compperf.tr(
-        "Dynamo captured {graphs} with {breaks}.", graphs=graphs, breaks=breaks
-    ),
-    end="\n\n",
-)
+graphs, breaks = explanation.graph_count, explanation.graph_break_count
+print(compperf.tr("Dynamo graphs: {g}, graph breaks: {b}", g=graphs, b=breaks))
 
 # %%
-# **3.** "never" means that the whole confidence interval of the version's
+# **3.** *No* means that the whole confidence interval of the version's
 # time ratio lies at or above 1/1.05 of eager mode: the version is not faster
 # per call at this batch size. The fixed cost of a call (guards, the Python
 # around the generated code, on a GPU the launches) is then as large as what
 # the generated code saves, and with nothing saved per call, no number of
-# calls repays the compilation. "unclear" means that the interval reaches
+# calls repays the compilation. *Unclear* means that the interval reaches
 # across that line: this run cannot tell, and more rounds or a quieter
 # machine would.

@@ -18,7 +18,6 @@ one the page says so and compares the other versions.
 # -----------
 # The first line says which device and software produced every number below.
 
-import statistics
 import time
 import warnings
 
@@ -98,31 +97,23 @@ net = get_net().to(device).requires_grad_(False)
 with compperf.shown_warnings(r"`torch\.jit\."):
     scripted = torch.jit.script(net)
 try:
-    print(
-        compperf.tr(
-            "compiling a one-line function took {seconds:.3f} s",
-            seconds=prepare_compiler(),
-        )
-    )
+    setup = prepare_compiler()
+    print(compperf.tr("one-line function compiled: {t:time}", t=setup))
     compiled = torch.compile(net, dynamic=True)
-except (
-    torch._dynamo.exc.BackendCompilerFailed
-) as error:  # No C or C++ compiler here.
-    print(
-        compperf.tr(
-            "torch.compile failed here, so the sweep continues without it: {error}",
-            error=f"{type(error).__name__}: {str(error).splitlines()[0]}",
-        )
-    )
+except torch._dynamo.exc.BackendCompilerFailed as error:  # No C/C++ compiler.
+    print(compperf.tr("torch.compile failed: {e}", e=type(error).__name__))
+    print(str(error).splitlines()[0])
     compiled = None
 
 # %%
 # Compile once, run at every batch size
 # -------------------------------------
 # The first call at each batch size runs whatever compilation that size needs.
-# The table shows how long each first call took (a clock read before, and one
-# after the device has finished), and the line under it how many graphs Dynamo
-# compiled in all. PyTorch treats sizes 0 and 1 as special cases (it
+# One line per batch size shows how long its first call took (a clock read
+# before, and one after the device has finished); ``assert_close`` checks
+# each output against eager mode's, so the page goes on only where they
+# match. The next lines show how many graphs Dynamo compiled in all and how
+# long the first calls took together. PyTorch treats sizes 0 and 1 as special cases (it
 # specializes them), so batch size 1 gets a graph of its own and the other
 # sizes share the dynamic one. Dynamo keeps its statistics for the whole
 # process, so the cell counts the graphs as a difference: the count after the
@@ -149,32 +140,12 @@ if compiled is not None:
             first_calls[size] = time.perf_counter() - start
             torch.testing.assert_close(output, net(x))
     graphs = graphs_compiled() - graphs_before
-    print(compperf.tr("batch size  first call of the compiled model (s)"))
     for size, seconds in first_calls.items():
-        print(f"{size:>10}  {seconds:.3f}")
-    sizes = compperf.tr_plural(
-        "{n} batch size", "{n} batch sizes", len(BATCH_SIZES)
-    )
-    print()
-    print(
-        compperf.tr_plural(
-            "Dynamo compiled {n} graph for {sizes}, "
-            "{seconds:.2f} s of first calls in all.",
-            "Dynamo compiled {n} graphs for {sizes}, "
-            "{seconds:.2f} s of first calls in all.",
-            graphs,
-            sizes=sizes,
-            seconds=sum(first_calls.values()),
-        )
-    )
+        print(compperf.tr("batch {n}: {t:time}", n=size, t=seconds))
+    total = sum(first_calls.values())
+    print(compperf.tr("Dynamo graphs: {n}", n=graphs))
+    print(compperf.tr("first calls in all: {t:time}", t=total))
     print(cache)
-    print()
-    print(
-        compperf.tr(
-            "torch.compile output matches eager mode at every batch size."
-        ),
-        end="\n\n",
-    )
 
 # %%
 # Time per call against batch size
@@ -183,18 +154,13 @@ if compiled is not None:
 # (``compperf.interleave``, as in the previous example): each round times
 # every version for a few short blocks, in turn, so that a stall of the
 # machine lands in one round instead of deciding a comparison. Each cell of
-# the table is a median over all blocks, with its IQR; the plot further down
-# tells the same story faster.
+# the table is a median over all blocks, with its IQR, in microseconds; the
+# plot further down tells the same story faster.
 
-versions = {"eager": net, "torch.jit.script": scripted}
+eager = compperf.tr("eager")
+versions = {eager: net, "torch.jit.script": scripted}
 if compiled is not None:
     versions["torch.compile"] = compiled
-# The name of each version in the tables and the plot.
-labels = {
-    "eager": compperf.tr("eager"),
-    "torch.jit.script": compperf.tr("torch.jit.script"),
-    "torch.compile": compperf.tr("torch.compile"),
-}
 
 comparisons = {
     size: compperf.interleave(
@@ -208,101 +174,61 @@ timings = {
     name: [comparisons[size].measurements[name] for size in BATCH_SIZES]
     for name in versions
 }
-
-print(compperf.tr("time per call on {device}, median ± IQR", device=device))
-header = compperf.tr("{batch:>6}", batch=compperf.tr("batch"))
-for name in versions:
-    header = compperf.tr(
-        "{columns}{version:>22}", columns=header, version=labels[name]
-    )
-print(header)
-for row, size in enumerate(BATCH_SIZES):
-    cells = (
-        f"{compperf.format_time(m[row].median)} ± {compperf.format_time(m[row].iqr)}"
-        for m in timings.values()
-    )
-    print(f"{size:>6}" + "".join(f"{cell:>22}" for cell in cells))
-disturbed = [
-    size for size, c in comparisons.items() if c.disturbance.disturbed
+rows = [
+    [
+        size,
+        *(
+            f"{m.median * 1e6:.1f} ± {m.iqr * 1e6:.1f}"
+            for m in c.measurements.values()
+        ),
+    ]
+    for size, c in comparisons.items()
 ]
-print(
-    compperf.tr(
-        "machine during the rounds: disturbed at {disturbed} of {sizes} batch sizes",
-        disturbed=len(disturbed),
-        sizes=len(BATCH_SIZES),
-    )
-)
+with compperf.i18n.parts():
+    header = [compperf.tr("batch"), *versions]
+title = compperf.tr("time per call (µs), median ± IQR")
+print(compperf.i18n.table(header, rows, title=title))
 
 # %%
 # Where the lines cross
 # ---------------------
 # At each batch size, ``Comparison.faster`` asks whether a compiled version
 # is faster than eager mode by more than 5 %, and answers from the confidence
-# interval of their time ratio: "yes" when the whole interval lies below
-# 1/1.05, "no" when it lies at or above it, "unclear" when it reaches across.
+# interval of their time ratio (the version's time over eager mode's), which
+# its line gives: *yes* when the whole interval lies below 1/1.05, *no* when
+# it lies at or above it, *unclear* when it reaches across, or when the
+# machine was disturbed during that size's rounds (the line then says so).
+#
 # ``compperf.crossover`` reads these verdicts from the largest batch size
 # down: a crossover lies between the last size where the version is not
 # faster and the first size from which it is faster at every larger size.
-# The page reports that bracket of two measured sizes, not a point between
-# them: nothing was measured in between. Where an "unclear" verdict stands at
-# the crossover, the run cannot place it.
+# Its line, after each version's verdicts, reports that bracket of two
+# measured sizes as its interval, not a point between them: nothing was
+# measured in between. Its outcome is *yes* when it found one: the version
+# becomes faster than eager mode inside the interval and stays faster up to
+# the largest size, and the measured value is the first size from which it
+# is faster. It is *no* when there is no crossover in the measured range:
+# either the version is faster at every size (the measured value is then
+# the smallest size), or it is not faster at the largest size (the value is
+# then the largest size). It is *unclear* where an *unclear* verdict stands
+# at the crossover: this run cannot place it.
 
 crossings = {}
 for name in list(versions)[1:]:
     verdicts = [
         comparisons[size].faster(
-            name, "eager", subject=f"{name} vs eager, batch {size}"
+            name,
+            eager,
+            subject=compperf.tr("{v} vs eager, batch {n}", v=name, n=size),
         )
         for size in BATCH_SIZES
     ]
-    words = {
-        "yes": compperf.tr("faster"),
-        "no": compperf.tr("not faster"),
-        "unclear": compperf.tr("unclear"),
-    }
-    print(compperf.tr("{version} time / eager time:", version=labels[name]))
-    for size, verdict in zip(BATCH_SIZES, verdicts, strict=True):
-        ratio = comparisons[size].ratio(name, "eager")
-        print(
-            compperf.tr(
-                "  batch {size:>5}: {ratio}  {verdict}",
-                size=size,
-                ratio=ratio,
-                verdict=words[verdict.outcome],
-            )
-        )
+    for verdict in verdicts:
+        print(verdict)
     crossings[name] = point = compperf.crossover(
-        BATCH_SIZES, verdicts, subject=f"{name} faster than eager"
+        BATCH_SIZES, verdicts, subject=compperf.tr("{v} vs eager", v=name)
     )
-    if point.yes:
-        compperf.say(
-            "{version} becomes faster than eager mode between batch sizes "
-            "{low} and {high} and stays faster up to {largest}",
-            version=labels[name],
-            low=point.low,
-            high=point.high,
-            largest=BATCH_SIZES[-1],
-        )
-    elif point.no and point.value is not None:
-        compperf.say(
-            "{version} is faster than eager mode at every measured batch size: "
-            "no crossover in this range",
-            version=labels[name],
-        )
-    elif point.no:
-        compperf.say(
-            "{version} is not faster than eager mode at the largest batch size "
-            "measured ({largest}): no crossover in this range",
-            version=labels[name],
-            largest=BATCH_SIZES[-1],
-        )
-    else:
-        compperf.say(
-            "This run cannot place a crossover for {version}: at batch size "
-            "{size} the interval does not decide whether it is faster",
-            version=labels[name],
-            size=point.low,
-        )
+    print(point, end="\n\n")
 
 # %%
 # How much of the machine that is
@@ -315,7 +241,9 @@ for name in list(versions)[1:]:
 # the peak this device reaches on a matrix product (built up on
 # :doc:`/auto_examples/limits/plot_2_ceilings`). Where the time per call is
 # mostly fixed cost, as at small batch sizes, the share is small: the
-# arithmetic units wait for the next call.
+# arithmetic units wait for the next call. One line per version gives its
+# rate at the largest batch size and its share of the peak, or says that
+# this run cannot read the share when its interval reaches past the peak.
 largest = BATCH_SIZES[-1]
 with FlopCounterMode(display=False) as flop_counter:
     net(inputs[largest])
@@ -323,12 +251,7 @@ flops = flop_counter.get_total_flops()
 limits = compperf.ceilings(device)
 for name in versions:
     share = limits.peak_share(timings[name][-1], flops)
-    compperf.say(
-        "{version}, batch size {batch}: {share}",
-        version=labels[name],
-        batch=largest,
-        share=share,
-    )
+    print(compperf.tr("{v}, batch size {n}: {s}", v=name, n=largest, s=share))
 
 # %%
 # The picture
@@ -341,22 +264,13 @@ for name in versions:
 # bracket where the cell above found one; without one, the panel's title
 # says so.
 
-
-def quartiles(measurement):
-    """The 25th and 75th percentiles of a measurement's seconds per call."""
-    q1, _, q3 = statistics.quantiles(
-        measurement.times, n=4, method="inclusive"
-    )
-    return q1, q3
-
-
 fig, (left, right) = plt.subplots(
     2, 1, figsize=(7, 7), sharex=True, layout="constrained"
 )
 for name, measurements in timings.items():
     medians = [m.median * 1e6 for m in measurements]
-    spans = [quartiles(m) for m in measurements]
-    (line,) = left.plot(BATCH_SIZES, medians, marker="o", label=labels[name])
+    spans = [m.quartiles for m in measurements]
+    (line,) = left.plot(BATCH_SIZES, medians, marker="o", label=name)
     left.fill_between(
         BATCH_SIZES,
         [q1 * 1e6 for q1, _ in spans],
@@ -364,9 +278,9 @@ for name, measurements in timings.items():
         color=line.get_color(),
         alpha=0.2,
     )
-    if name == "eager":  # Eager mode is the dashed line at 1.
+    if name == eager:  # Eager mode is the dashed line at 1.
         continue
-    ratios = [comparisons[size].ratio(name, "eager") for size in BATCH_SIZES]
+    ratios = [comparisons[size].ratio(name, eager) for size in BATCH_SIZES]
     speedups = [1 / r.estimate for r in ratios]
     right.errorbar(
         BATCH_SIZES,
@@ -378,18 +292,14 @@ for name, measurements in timings.items():
         marker="o",
         capsize=3,
         color=line.get_color(),
-        label=labels[name],
+        label=name,
     )
     point = crossings[name]
     if point.yes:
         right.axvspan(point.low, point.high, color=line.get_color(), alpha=0.1)
+        note = compperf.tr("crossover {a}-{b}", a=point.low, b=point.high)
         right.annotate(
-            compperf.tr(
-                "{version}\ncrossover {low}-{high}",
-                version=labels[name],
-                low=point.low,
-                high=point.high,
-            ),
+            note,
             (point.low, 1),
             textcoords="offset points",
             xytext=(5, 10),
@@ -409,19 +319,23 @@ right.set(
     xlabel=compperf.tr("batch size"),
     ylabel=compperf.tr("speed-up over eager mode"),
 )
-if any(point.yes for point in crossings.values()):
-    right.set_title(compperf.tr("speed-up over eager mode"))
-else:
-    right.set_title(compperf.tr("no crossover in the measured range"))
+crossed = any(point.yes for point in crossings.values())
+right.set_title(
+    compperf.tr("speed-up over eager mode")
+    if crossed
+    else compperf.tr("no crossover in the measured range")
+)
 # The ticks read 0.5×, 1× and 2× rather than powers of ten, and only those.
 right.yaxis.set_major_locator(ticker.LogLocator(subs=(1, 2, 5)))
 right.yaxis.set_major_formatter(
     ticker.FormatStrFormatter("%g\N{MULTIPLICATION SIGN}")
 )
 right.yaxis.set_minor_formatter(ticker.NullFormatter())
-fig.legend(
+legend = fig.legend(
     *left.get_legend_handles_labels(), loc="outside upper center", ncols=3
 )
+for text in legend.get_texts()[1:]:  # the compiled versions' names are code
+    text.set_fontfamily("monospace")
 plt.show()
 
 # %%
@@ -494,14 +408,7 @@ for dynamic in (True, None, False):
     graph_counts[f"dynamic={dynamic}"] = graphs_compiled() - before
 print()
 for setting, count in graph_counts.items():
-    print(
-        compperf.tr_plural(
-            "{setting}: Dynamo captured {n} graph.",
-            "{setting}: Dynamo captured {n} graphs.",
-            count,
-            setting=setting,
-        )
-    )
+    print(compperf.tr("{s}: Dynamo graphs: {n}", s=setting, n=count))
 
 # %%
 # **2.** When the work per call is small compared with what compiling

@@ -98,7 +98,8 @@ torch.save(net.state_dict(), folder / "mlp_state_dict.pt")
 # program to the CPU before saving it, so that it loads on any machine. (A
 # program compiled ahead of time with AOTInductor is different: its kernels
 # were generated for one kind of device, and another device needs a new
-# compilation.)
+# compilation.) The two lines below list the devices of the program's weights
+# before and after the move.
 
 
 def devices(program):
@@ -106,66 +107,29 @@ def devices(program):
     return sorted({str(t.device) for t in program.state_dict.values()})
 
 
-print(
-    compperf.tr(
-        "weights of the exported program before the move: {devices}",
-        devices=devices(exported),
-    )
-)
+print(compperf.tr("weights before the move: {d}", d=devices(exported)))
 exported = move_to_device_pass(exported, "cpu")
-print(
-    compperf.tr(
-        "weights of the exported program after the move: {devices}",
-        devices=devices(exported),
-    )
-)
+print(compperf.tr("weights after the move: {d}", d=devices(exported)))
 torch.export.save(exported, folder / "mlp.pt2")
 
 # %%
 # What is on disk
 # ---------------
 # The book lists the files with ``ls -lh``; here Python lists them itself, with
-# their sizes in bytes. Compare each size with the size of the weights alone,
-# printed after the files: the weights make up most of every file. An exported
+# their sizes. Compare each size with the size of the weights alone, printed
+# after the files: the weights make up most of every file. The last line is
+# the size of the example input. An exported
 # program also keeps the example inputs it was exported with, so export with a
 # small example to keep the ``.pt2`` file small.
 
 
-def human(size):
-    """A size in bytes as B, KiB or MiB, like ``ls -lh``."""
-    if size < 1024:
-        return compperf.tr("{size} B", size=size)
-    if size < 1024**2:
-        return compperf.tr("{size:.1f} KiB", size=size / 1024)
-    return compperf.tr("{size:.1f} MiB", size=size / 1024**2)
-
-
-for path in sorted(folder.iterdir()):
-    size = path.stat().st_size
-    print(
-        compperf.tr(
-            "{size:>10,} bytes  {human:>9}  {name}",
-            size=size,
-            human=human(size),
-            name=path.name,
-        )
-    )
+sizes = {path.name: path.stat().st_size for path in sorted(folder.iterdir())}
+for name, size in sizes.items():
+    print(compperf.tr("{f}: {b:bytes}", f=name, b=size))
 weights = sum(t.numel() * t.element_size() for t in net.state_dict().values())
-print(
-    compperf.tr(
-        "{size:>10,} bytes  {human:>9}  the weights alone (float32)",
-        size=weights,
-        human=human(weights),
-    )
-)
+print(compperf.tr("the weights alone (float32): {b:bytes}", b=weights))
 input_size = x.numel() * x.element_size()
-print(
-    compperf.tr(
-        "{size:>10,} bytes  {human:>9}  the example input, which mlp.pt2 stores too",
-        size=input_size,
-        human=human(input_size),
-    )
-)
+print(compperf.tr("the example input: {b:bytes}", b=input_size))
 
 # %%
 # Loading in a fresh process
@@ -183,6 +147,12 @@ print(
 # * A ``state_dict`` carries names and tensors only; you need ``MLP`` to build
 #   the model before you can fill it. ``map_location`` works as for
 #   TorchScript.
+#
+# Each process sends back the output it computed, and
+# ``torch.testing.assert_close`` checks it against the original model's: it
+# raises if they differ, so the page goes on only when every fresh process
+# computed the same output. A deprecation warning a loader raised is printed
+# as it came, after the format's name.
 
 LOADERS = {
     "TorchScript": 'model = torch.jit.load(path, map_location="cpu")',
@@ -265,19 +235,7 @@ reports = {kind: load_in_fresh_process(kind) for kind in LOADERS}
 for kind, report in reports.items():
     torch.testing.assert_close(report["output"], reference.cpu())
     for message in report["deprecations"]:
-        print(
-            compperf.tr(
-                "{kind} loader, DeprecationWarning caught: {message}",
-                kind=kind,
-                message=message,
-            )
-        )
-print(
-    compperf.tr(
-        "Every fresh process computed the same output as the original model."
-    ),
-    end="\n\n",
-)
+        print(f"{kind}: DeprecationWarning: {message}")
 
 # %%
 # What each format needs
@@ -304,55 +262,36 @@ print(
 # (``torch._inductor.aoti_compile_and_package``) compiles an exported program
 # into a package that C++ runs without Python.
 
-print(
-    compperf.tr(
-        "{format:<13}{size:>11}{imported:>20}{device:>8}{load:>10}{process:>10}",
-        format=compperf.tr("format"),
-        size=compperf.tr("size"),
-        imported=compperf.tr("imported mlp_model"),
-        device=compperf.tr("ran on"),
-        load=compperf.tr("load"),
-        process=compperf.tr("process"),
-    )
-)
+with compperf.i18n.parts():
+    size, imported = compperf.tr("size"), compperf.tr("imported mlp_model")
+    ran_on, load = compperf.tr("ran on"), compperf.tr("load")
+    process, said = compperf.tr("process"), {True: compperf.tr("yes")}
+    said[False] = compperf.tr("no")
+rows = []
 for kind, report in reports.items():
-    size = (folder / FILES[kind]).stat().st_size
-    if report["mlp_model_imported"]:
-        imported = compperf.tr("yes")
-    else:
-        imported = compperf.tr("no")
-    print(
-        compperf.tr(
-            "{format:<13}{size:>11}{imported:>20}{device:>8}{load:>10}{process:>10}",
-            format=kind,
-            size=human(size),
-            imported=imported,
-            device=report["device"],
-            load=compperf.format_time(report["load_seconds"]),
-            process=compperf.format_time(report["process_seconds"]),
-        )
+    assert not report["mlp_model_importable_at_start"], "code seen at start"
+    rows.append(
+        [
+            kind,
+            compperf.units.bytes_((folder / FILES[kind]).stat().st_size),
+            said[report["mlp_model_imported"]],
+            report["device"],
+            compperf.units.seconds(report["load_seconds"]),
+            compperf.units.seconds(report["process_seconds"]),
+        ]
     )
-    assert not report["mlp_model_importable_at_start"], (
-        "the loader could see the model's code"
-    )
+header = ["", size, imported, ran_on, load, process]
+print(compperf.i18n.table(header, rows))
 
 # %%
-# The sizes and load times as a chart.
+# The sizes and load times as a chart; the formats' names, which are code,
+# label the bars in a monospace font.
 
 kinds = list(reports)
-# The formats' names label the bars.
-names = {
-    "TorchScript": compperf.tr("TorchScript"),
-    "torch.export": compperf.tr("torch.export"),
-    "state_dict": compperf.tr("state_dict"),
-}
-labels = [names[k] for k in kinds]
 fig, (size_ax, time_ax) = plt.subplots(
     2, 1, figsize=(7, 4.5), layout="constrained"
 )
-size_ax.barh(
-    labels, [(folder / FILES[k]).stat().st_size / 1024 for k in kinds]
-)
+size_ax.barh(kinds, [(folder / FILES[k]).stat().st_size / 1024 for k in kinds])
 size_ax.axvline(
     weights / 1024,
     color="gray",
@@ -364,7 +303,7 @@ size_ax.set(
 )
 fig.legend(loc="outside upper center")
 time_ax.barh(
-    labels,
+    kinds,
     [reports[k]["load_seconds"] * 1e3 for k in kinds],
     color="tab:orange",
 )
@@ -374,6 +313,7 @@ time_ax.set(
 )
 for ax in (size_ax, time_ax):
     ax.invert_yaxis()
+    ax.tick_params(axis="y", labelfontfamily="monospace")
 plt.show()
 
 # %%
@@ -422,16 +362,9 @@ dynamic = torch.export.export(
     net, (x,), dynamic_shapes=({0: torch.export.Dim("batch")},)
 )
 output = dynamic.module()(batch_of_8)
+inputs, outputs = batch_of_8.shape[0], output.shape[0]
 print(
-    compperf.tr(
-        "With a dynamic batch, {examples} give {outputs}.",
-        examples=compperf.tr_plural(
-            "{n} example", "{n} examples", batch_of_8.shape[0]
-        ),
-        outputs=compperf.tr_plural(
-            "{n} output", "{n} outputs", output.shape[0]
-        ),
-    )
+    compperf.tr("dynamic batch: {i} inputs, {o} outputs", i=inputs, o=outputs)
 )
 
 # %%
@@ -439,11 +372,7 @@ print(
 # the weights keep their shapes but hold no data.
 
 on_meta = move_to_device_pass(torch.export.export(net, (x,)), "meta")
-print(
-    compperf.tr(
-        "weights of the moved program: {devices}", devices=devices(on_meta)
-    )
-)
+print(compperf.tr("weights of the moved program: {d}", d=devices(on_meta)))
 
 # %%
 # **3.** Unpickling can run arbitrary code, and a pickled module names

@@ -120,6 +120,7 @@ def test_all_styles_compute_ten(imperative_symbolic: Run) -> None:
     assert "imperative result: 10" in imperative_symbolic.stdout
     assert "symbolic result: 10" in imperative_symbolic.stdout
     assert imperative_symbolic.probe["results"] == {"traced": 10, "a, b fixed": 10, "all fixed": 10}
+    assert "every graph computes: [10, 10, 10]" in imperative_symbolic.stdout
 
 
 def test_traced_graph_has_three_additions(imperative_symbolic: Run) -> None:
@@ -156,33 +157,31 @@ def test_timing_shows_the_pytorch_timer_then_compperf(imperative_symbolic: Run) 
     # torch.utils.benchmark's result comes first (its median and IQR, labelled), then
     # compperf's table with its "vs first" column.
     assert stdout.index(header) < stdout.index("vs first")
-    assert imperative_symbolic.probe["timed"] == ["imperative", "FX GraphModule"]
+    # Each row is named by the call it timed: code, the same in every language.
+    assert imperative_symbolic.probe["timed"] == ["fancy_func(a, b, c, d)", "traced(a, b, c, d)"]
 
 
 def test_traced_verdict_follows_the_rounds(imperative_symbolic: Run) -> None:
-    sentence = {
-        "yes": "The traced version is faster than the imperative one here:",
-        "no": "The traced version is not faster than the imperative one:",
-        "unclear": "This run cannot tell whether the traced version is faster:",
-    }
+    # print(verdict): its claim, subject and outcome, the outcomes explained in the prose.
+    outcome = imperative_symbolic.probe["verdict"]
+    assert outcome in {"yes", "no", "unclear"}
     prose = " ".join(imperative_symbolic.stdout.split())
-    for outcome, text in sentence.items():
-        assert (text in prose) == (outcome == imperative_symbolic.probe["verdict"]), outcome
+    line = "faster (traced(a, b, c, d) vs fancy_func(a, b, c, d)): "
+    assert line + outcome in prose
+    assert prose.count(line) == 1
 
 
 def test_graph_is_drawn_or_shown_as_text(imperative_symbolic: Run) -> None:
     if shutil.which("dot"):
         assert imperative_symbolic.probe["figures"] == 1
     else:
-        assert "graphviz cannot draw here (its dot program is missing)." in (
-            imperative_symbolic.stdout
-        )
+        assert "graphviz cannot draw here (no dot program)." in (imperative_symbolic.stdout)
         assert imperative_symbolic.probe["figures"] == 0
 
 
 def test_without_dot_the_graphs_are_printed_as_text(tmp_path: Path) -> None:
     run = run_alone(CHAPTER / PAGES[0], "len(plt.get_fignums())", PATH=str(tmp_path)).check()
-    assert "graphviz cannot draw here (its dot program is missing)." in run.stdout
+    assert "graphviz cannot draw here (no dot program)." in run.stdout
     assert "return 10" in run.stdout
     assert run.probe == 0
 
@@ -192,7 +191,7 @@ def test_without_the_graphviz_package_the_page_goes_on(tmp_path: Path) -> None:
     (tmp_path / "graphviz.py").write_text("raise ImportError('no graphviz here')\n")
     run = run_alone(CHAPTER / PAGES[0], "len(plt.get_fignums())", PYTHONPATH=str(tmp_path)).check()
     assert run.stdout.startswith("Measured on ")
-    assert "graphviz cannot draw here (the graphviz package is missing)." in run.stdout
+    assert "graphviz cannot draw here (no graphviz package)." in run.stdout
     assert "return 10" in run.stdout
     assert run.probe == 0
 
@@ -205,8 +204,7 @@ _HYBRID_PROBE = """{
     "iqrs": [m.iqr for m in timings],
     "errors": errors,
     "payback": {
-        name: comparison.pays_back(labels[name], labels["eager"], cost).outcome
-        for name, cost in one_off.items()
+        name: comparison.pays_back(name, eager, cost).outcome for name, cost in one_off.items()
     },
     "device": str(device),
     "exported_ops": [str(n.target) for n in exported.graph.nodes if n.op == "call_function"],
@@ -227,22 +225,25 @@ def test_torchscript_deprecation_is_shown(hybridize: Run) -> None:
     assert "script_method" not in hybridize.stdout
 
 
-def test_every_version_matches_eager(hybridize: Run) -> None:
-    for version in ("TorchScript", "torch.export"):
-        assert f"{version} output matches eager mode." in hybridize.stdout
+def test_every_version_matches_eager() -> None:
+    # Each version's output is checked with assert_close, which raises (the run fails)
+    # when it differs: the page goes on only with matching outputs.
+    source = (CHAPTER / PAGES[1]).read_text(encoding="utf-8")
+    for output in ("scripted(x)", "compiled_output", "output.clone()", "exported_module(x)"):
+        assert f"torch.testing.assert_close({output}, reference)" in source
+
+
+def test_every_version_is_timed(hybridize: Run) -> None:
     if _has_cxx():
-        assert "torch.compile output matches eager mode." in hybridize.stdout
         assert "torch.compile" in hybridize.probe["versions"]
-    assert hybridize.probe["versions"][0] == "eager"
+    assert hybridize.probe["versions"][:2] == ["eager", "torch.jit.script"]
 
 
 def test_process_setup_is_timed_apart_from_the_model(hybridize: Run) -> None:
     if not _has_cxx():
         pytest.skip("torch.compile does not work on this machine")
     stdout = hybridize.stdout
-    assert stdout.index("compiling a one-line function took") < stdout.index(
-        "torch.compile, first call:"
-    )
+    assert stdout.index("one-line function compiled: ") < stdout.index("torch.compile, first call:")
     # Whether that first call found the graph in Inductor's caches (a warm start) or not.
     # One graph: compperf.inductor_cache() says hit or miss, exactly one of them.
     hit = "cache hit: Inductor loaded compiled code from its caches" in stdout
@@ -263,10 +264,7 @@ def test_inductor_code_is_listed(hybridize: Run) -> None:
             "cpp_fused_relu_1",
             "extern_kernels.addmm",
         ]
-        assert (
-            "Inductor generated 2 C++ kernels and left 3 matrix products to a library."
-            in hybridize.stdout
-        )
+        assert "\n".join(launches) in hybridize.stdout
     else:
         assert any(name.startswith("triton_") for name in launches)
 
@@ -281,7 +279,6 @@ def test_timings_use_the_pytorch_timer_then_compperf(hybridize: Run) -> None:
     assert all(iqr >= 0 for iqr in hybridize.probe["iqrs"])
     stdout = hybridize.stdout
     assert stdout.index("Timer: median ") < stdout.index("vs first")
-    assert "pays back after" in stdout
 
 
 def test_error_bars_are_quartiles_and_never_below_zero(hybridize: Run) -> None:
@@ -291,32 +288,35 @@ def test_error_bars_are_quartiles_and_never_below_zero(hybridize: Run) -> None:
         assert median * 1e6 - below >= 0, "a whisker reaches below zero"
 
 
-def test_each_payback_cell_follows_its_verdict(hybridize: Run) -> None:
-    rows = {
-        line.split()[0]: line
-        for line in hybridize.stdout.splitlines()
-        if line.split()
-        and line.split()[0] in hybridize.probe["payback"]
-        and line.rstrip().endswith(("never", "unclear", "call", "calls"))
-    }
+def test_each_payback_line_follows_its_verdict(hybridize: Run) -> None:
+    # print(verdict): one line per version, its outcome the one compperf decided.
+    prose = " ".join(hybridize.stdout.split())
+    assert set(hybridize.probe["payback"]) >= {"torch.jit.script", "torch.export"}
     for name, outcome in hybridize.probe["payback"].items():
-        row = rows[name].rstrip()
-        expected = {"yes": ("call", "calls"), "no": ("never",), "unclear": ("unclear",)}
-        assert row.endswith(expected[outcome]), (name, outcome, row)
+        line = f"pays back ({name} vs eager): "
+        assert prose.count(line) == 1, name
+        assert line + outcome in prose, (name, outcome)
+        # yes: the number of calls it takes; no, unclear: the ratio's interval.
+        assert (", measured " in prose.split(line)[1].split("threshold")[0]) == (
+            outcome == "yes"
+        ), (name, outcome)
 
 
 def test_reduce_overhead_explained_without_cuda(hybridize: Run) -> None:
     if hybridize.probe["device"].startswith("cuda"):
-        for step in ("compile and warm up", "record", "replay"):
-            assert f"reduce-overhead, {step}:" in hybridize.stdout
-        assert "reduce-overhead output matches eager mode." in hybridize.stdout
+        for call in (1, 2, 3):
+            assert f"CUDA graph call {call}:" in hybridize.stdout
+        assert "reduce-overhead" in hybridize.probe["versions"]
     else:
-        assert "mode='reduce-overhead' skipped: CUDA graphs need CUDA" in hybridize.stdout
+        assert f"mode='reduce-overhead' skipped on {hybridize.probe['device']}" in (
+            hybridize.stdout
+        )
+        assert "CUDA graph call" not in hybridize.stdout
 
 
 def test_graph_break_answer(hybridize: Run) -> None:
     assert (hybridize.probe["graphs"], hybridize.probe["breaks"]) == (2, 1)
-    assert "Dynamo captured 2 graphs with 1 graph break." in hybridize.stdout
+    assert "Dynamo graphs: 2, graph breaks: 1" in hybridize.stdout
 
 
 def test_without_a_cxx_compiler_the_page_degrades(tmp_path: Path) -> None:
@@ -327,8 +327,10 @@ def test_without_a_cxx_compiler_the_page_degrades(tmp_path: Path) -> None:
         CXX=str(tmp_path / "no-such-g++"),
         TMPDIR=str(tmp_path),
     ).check()
-    assert "torch.compile failed here, so the page continues without it" in run.stdout
-    assert "torch.export output matches eager mode." in run.stdout
+    # Inductor's error (a BackendCompilerFailed), then its first line.
+    assert "torch.compile failed: InductorError" in run.stdout
+    assert "No working C++ compiler" in run.stdout
+    assert "mode='reduce-overhead' skipped on " in run.stdout
     assert run.probe == ["eager", "torch.jit.script", "torch.export"]
 
 
@@ -366,7 +368,7 @@ def test_sweep_covers_every_batch_size(pays: Run) -> None:
 
 
 def test_each_version_reports_its_share_of_the_measured_peak(pays: Run) -> None:
-    text = " ".join(pays.stdout.split())  # the sentences are wrapped paragraphs
+    text = " ".join(pays.stdout.split())  # long lines are folded
     largest = pays.probe["batch_sizes"][-1]
     for name in pays.probe["timings"]:
         sentence = re.search(rf"{re.escape(name)}, batch size {largest}: (.*?\))", text)
@@ -379,11 +381,14 @@ def test_each_version_reports_its_share_of_the_measured_peak(pays: Run) -> None:
 def test_one_dynamic_compilation_serves_several_sizes(pays: Run) -> None:
     if "torch.compile" not in pays.probe["timings"]:
         pytest.skip("torch.compile does not work on this machine")
-    assert "torch.compile output matches eager mode at every batch size." in pays.stdout
+    # Each first call's output is checked against eager mode's (assert_close raises).
+    source = (CHAPTER / PAGES[2]).read_text(encoding="utf-8")
+    assert "torch.testing.assert_close(output, net(x))" in source
     # Batch size 1 is specialized; every other size shares one dynamic graph.
     assert pays.probe["graphs"] == 2
-    sizes = len(pays.probe["batch_sizes"])
-    assert f"Dynamo compiled 2 graphs for {sizes} batch sizes," in pays.stdout
+    assert "Dynamo graphs: 2\n" in pays.stdout
+    for size in pays.probe["batch_sizes"]:
+        assert f"batch {size}: " in pays.stdout
 
 
 def test_graph_counts_answer(pays: Run) -> None:
@@ -412,19 +417,16 @@ def test_crossover_comes_from_the_verdicts_per_size(pays: Run) -> None:
 
 
 def test_each_compiled_version_gets_a_verdict(pays: Run) -> None:
+    # print(verdict): one line per batch size, then the crossover's, as compperf decided.
     prose = " ".join(pays.stdout.split())
-    largest = pays.probe["batch_sizes"][-1]
+    sizes = pays.probe["batch_sizes"]
     for name, (outcome, low, high, value) in pays.probe["crossings"].items():
-        sentence = {
-            "yes": f"{name} becomes faster than eager mode between batch sizes {low} and "
-            f"{high} and stays faster up to {largest}",
-            "no": f"{name} is faster than eager mode at every measured batch size"
-            if value is not None
-            else f"{name} is not faster than eager mode at the largest batch size measured",
-            "unclear": f"This run cannot place a crossover for {name}: at batch size {low}",
-        }[outcome]
-        assert sentence in prose, (name, outcome)
-        assert f"  {name} becomes faster" not in pays.stdout  # no point estimate left
+        for size, said in zip(sizes, pays.probe["verdicts"][name], strict=True):
+            assert f"faster ({name} vs eager, batch {size}): {said}" in prose, (name, size)
+        line = f"crossover ({name} vs eager): {outcome}"
+        assert prose.count(line) == 1, (name, outcome)
+        if outcome == "yes":  # the bracket of two measured sizes is its interval
+            assert f"{line}, measured {value:.3g} (interval {low:.3g} to {high:.3g};" in prose
 
 
 # --- Serialization -------------------------------------------------------------------
@@ -437,6 +439,7 @@ _SERIALIZATION_PROBE = """{
     "folder_removed": not folder.exists(),
     "saved_devices": devices(exported),
     "moved": devices(on_meta),
+    "sizes": sizes,
 }"""
 
 
@@ -446,9 +449,9 @@ def serialization() -> Run:
 
 
 def test_round_trips_give_the_same_output(serialization: Run) -> None:
-    assert "Every fresh process computed the same output as the original model." in (
-        serialization.stdout
-    )
+    # Each fresh process's output is checked with assert_close (it raises if not).
+    source = (CHAPTER / PAGES[3]).read_text(encoding="utf-8")
+    assert 'torch.testing.assert_close(report["output"], reference.cpu())' in source
     for kind in ("TorchScript", "torch.export", "state_dict"):
         assert serialization.probe[kind]["same_output"], kind
         assert serialization.probe[kind]["load_seconds"] > 0
@@ -468,27 +471,30 @@ def test_torchscript_loads_on_the_cpu_with_its_deprecation_shown(serialization: 
         "`torch.jit.load` is deprecated. Please switch to `torch.export`."
     ]
     assert "DeprecationWarning caught: `torch.jit.save` is deprecated" in serialization.stdout
+    assert "TorchScript: DeprecationWarning: `torch.jit.load` is deprecated" in (
+        serialization.stdout
+    )
 
 
 def test_the_pt2_is_saved_for_the_cpu(serialization: Run) -> None:
     assert serialization.probe["saved_devices"] == ["cpu"]
     assert serialization.probe["torch.export"]["device"] == "cpu"
-    assert "weights of the exported program after the move: ['cpu']" in serialization.stdout
+    assert "weights after the move: ['cpu']" in serialization.stdout
     assert serialization.probe["moved"] == ["meta"]
 
 
 def test_static_and_dynamic_batch_answer(serialization: Run) -> None:
     assert "AssertionError: Guard failed: x.size()[0] == 4" in serialization.stdout
-    assert "With a dynamic batch, 8 examples give 8 outputs." in serialization.stdout
+    assert "dynamic batch: 8 inputs, 8 outputs" in serialization.stdout
 
 
 def test_files_are_listed_with_sizes(serialization: Run) -> None:
-    sizes = {}
-    for line in serialization.stdout.splitlines():
-        parts = line.split()
-        if len(parts) >= 4 and parts[1] == "bytes" and parts[-1].startswith(("mlp", "input")):
-            sizes[parts[-1]] = int(parts[0].replace(",", ""))
+    sizes = serialization.probe["sizes"]
     assert set(sizes) == {"input.pt", "mlp.pt", "mlp.pt2", "mlp_model.py", "mlp_state_dict.pt"}
+    for name in sizes:  # one labelled line each, its size in a unit
+        assert re.search(
+            rf"^{re.escape(name)}: [\d.]+ (B|KiB|MiB)$", serialization.stdout, re.MULTILINE
+        )
     assert all(size > 0 for size in sizes.values())
     weights = (512 * 256 + 256 + 256 * 128 + 128 + 128 * 2 + 2) * 4
     for name in ("mlp.pt", "mlp.pt2", "mlp_state_dict.pt"):

@@ -36,10 +36,6 @@ LIMIT = 0.10
 # it), printing verdicts with print(verdict) and values with one-line labelled messages
 # ("{t:time}", "{b:bytes}"); then it leaves this list.
 NOT_YET_CONVERTED = {
-    "compilers/plot_1_imperative_symbolic.py",
-    "compilers/plot_2_hybridize_mlp.py",
-    "compilers/plot_3_when_compilation_pays.py",
-    "compilers/plot_4_serialization.py",
     "compilers/plot_5_cnn_exercise.py",
     "compilers/plot_6_control_flow.py",
     "compilers/plot_7_graph_breaks.py",
