@@ -194,13 +194,15 @@ def test_thread_count_answer_recompiles_under_one_thread() -> None:
 
 def test_recompiles_on_shape_dtype_and_constant(guards: Run) -> None:
     assert guards.probe["recompiled"] == {
-        "same input again": 0,
-        "new shape (8)": 1,
-        "another shape (16)": 0,  # automatic dynamic shapes after the first change
-        "new dtype (float64)": 1,
-        "new constant (scale=3.0)": 1,
-        "another constant (scale=4.0)": 0,
+        "x4, 2.0": 0,  # the same input again
+        "x8, 2.0": 1,  # a new shape
+        "x16, 2.0": 0,  # automatic dynamic shapes after the first change
+        "x16.double(), 2.0": 1,  # a new dtype
+        "x16, 3.0": 1,  # a new constant
+        "x16, 4.0": 0,
     }
+    rows = re.findall(r"^compiled\((.*)\) +(\d+)$", guards.stdout, re.MULTILINE)
+    assert {call: int(n) for call, n in rows} == guards.probe["recompiled"]
     messages = guards.probe["recompile_messages"]
     assert len(messages) == 3
     assert "size mismatch at index 0. expected 4, actual 8" in messages[0]
@@ -208,19 +210,17 @@ def test_recompiles_on_shape_dtype_and_constant(guards: Run) -> None:
     assert "scale == 2.0" in messages[2]
     # The log is on the page (standard output), not only on standard error.
     assert "Recompiling function scaled in plot_8_guards_recompilation.py" in guards.stdout
-    assert (
-        "7 calls, 4 graphs, 3 recompiles in the log; Dynamo's counter of unique graphs: 4"
-        in guards.stdout
-    )
+    assert "calls: 7, graphs: 4\nrecompiles in the log: 3, unique graphs: 4" in guards.stdout
 
 
 def test_dynamic_choices_count_graphs(guards: Run) -> None:
     assert guards.probe["choices"] == {
         "dynamic=False": 5,
-        "default (automatic)": 2,
+        "dynamic=None": 2,  # the default: automatic dynamic shapes
         "dynamic=True": 1,
         "mark_dynamic(x, 0)": 1,
     }
+    assert "dynamic=None: graphs: 2" in guards.stdout
     assert "fewest graphs: dynamic=True, mark_dynamic(x, 0)" in guards.stdout
     assert guards.probe["mark_dynamic_error"].startswith("ConstraintViolationError: ")
     assert guards.probe["dynamic_true_shapes"] == ["(4,)"]
@@ -231,7 +231,7 @@ def test_recompile_limit_stops_compiling(guards: Run) -> None:
     assert "default recompile_limit: 8" in guards.stdout
     assert guards.probe["graphs_after"] == {"1": 1, "2": 2, "3": 3, "4": 4, "5": 4, "6": 4}
     assert guards.probe["limit_warnings"] == ["torch._dynamo hit config.recompile_limit (4)"]
-    assert "the calls with steps 5, 6 got no graph and ran in eager mode" in _prose(guards)
+    assert "no graph, ran in eager mode: steps 5, 6" in _prose(guards)
     assert guards.probe["stance_error"].startswith("RuntimeError: Detected recompile")
 
 
