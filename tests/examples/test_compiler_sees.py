@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 
 import pytest
@@ -270,14 +269,15 @@ def test_every_mode_compiles_and_reduce_overhead_falls_back_on_cpu(modes: Run) -
     if probe["device"] == "cpu":
         assert probe["cudagraph_skips"]["default"] == 0
         assert probe["cudagraph_skips"]["reduce-overhead"] >= 1
-        assert "reduce-overhead on cpu: no CUDA graphs" in _prose(modes)
+        skips = probe["cudagraph_skips"]["reduce-overhead"]
+        assert f"reduce-overhead: CUDA graphs skipped: {skips}" in modes.stdout
 
 
 def test_training_step_compiles_into_three_graphs_and_matches_eager(modes: Run) -> None:
     probe = modes.probe
     # forward + backward, a break at backward(), the optimizer update: three graphs
     assert probe["training_graphs"] == 3
-    assert "Dynamo compiled 3 graphs for the step" in modes.stdout
+    assert "graphs Dynamo compiled for the step: 3" in modes.stdout
     assert re.search(
         r"^graph break x1: Unsupported Tensor\.backward\(\) call", modes.stdout, re.MULTILINE
     )
@@ -288,22 +288,16 @@ def test_training_step_compiles_into_three_graphs_and_matches_eager(modes: Run) 
 def test_payback_verdict_follows_the_rounds(modes: Run) -> None:
     outcome, calls = modes.probe["payback"]
     prose = _prose(modes)
+    assert "compile cost: " in prose
+    assert "per step: eager " in prose
+    # The verdict prints its own line; with "yes" its measured value is the steps.
+    verdict = f"pays back (compiled step vs eager step): {outcome}"
+    assert verdict in prose
     if outcome == "yes":
-        steps = math.ceil(calls)
-        noun = "step" if steps == 1 else "steps"
-        assert f"pays back its compile time after about {steps:,} {noun}" in prose
-    elif outcome == "no":
-        assert "compiling never pays back" in prose
-    else:
-        assert "this run cannot tell the two steps apart" in prose
+        assert f"{verdict}, measured {calls:.3g} " in prose
 
 
 def test_each_mode_verdict_follows_its_rounds(modes: Run) -> None:
     prose = _prose(modes)
     for mode, outcome in modes.probe["modes_faster"].items():
-        sentence = {
-            "yes": f"{mode}: faster than eager mode",
-            "no": f"{mode}: not faster than eager mode",
-            "unclear": f"{mode}: cannot be told apart from eager mode",
-        }[outcome]
-        assert sentence in prose, (mode, outcome)
+        assert f"faster ({mode} vs eager): {outcome}" in prose, (mode, outcome)
