@@ -44,7 +44,6 @@ NOT_YET_CONVERTED = {
     "compilers/plot_2_hybridize_mlp.py",
     "compilers/plot_3_when_compilation_pays.py",
     "compilers/plot_4_serialization.py",
-    "compilers/plot_5_cnn_exercise.py",
     "distributed/plot_1_data_parallel_from_scratch.py",
     "distributed/plot_2_distributed_data_parallel.py",
     "distributed/plot_3_communication_costs.py",
