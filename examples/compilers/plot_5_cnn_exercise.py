@@ -93,8 +93,11 @@ def get_lenet():
 
 torch.manual_seed(0)
 models = {
-    "MLP": (get_mlp().to(device).requires_grad_(False), (512,)),
-    "LeNet": (get_lenet().to(device).requires_grad_(False), (1, 28, 28)),
+    compperf.tr("MLP"): (get_mlp().to(device).requires_grad_(False), (512,)),
+    compperf.tr("LeNet"): (
+        get_lenet().to(device).requires_grad_(False),
+        (1, 28, 28),
+    ),
 }
 for name, (model, shape) in models.items():
     n = sum(p.numel() for p in model.parameters())
@@ -428,7 +431,7 @@ with parts():
         if version in timings["MLP", size]
         and version in timings["LeNet", size]
     ]
-print(table([row, "MLP", "LeNet"], rows))
+print(table([row, *models], rows))
 
 # %%
 # Summary

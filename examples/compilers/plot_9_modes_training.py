@@ -134,7 +134,7 @@ expected = net(x)
 eager_label = compperf.tr("eager")
 compile_seconds, cudagraph_skips, modes = {}, {}, {eager_label: net}
 caches = {}  # mode -> whether its first call found Inductor's caches on disk
-comparisons = {}
+comparisons, names = {}, {}
 for mode in ("default", "reduce-overhead", "max-autotune"):
     torch.compiler.reset()
     counters.clear()
@@ -155,9 +155,10 @@ for mode in ("default", "reduce-overhead", "max-autotune"):
     print(compperf.tr("{m} first call {t:time}, {c}", m=mode, t=t, c=c))
     torch.testing.assert_close(out, expected)
     cudagraph_skips[mode] = counters["inductor"]["cudagraph_skips"]
-    modes[mode] = compiled
+    name = names[mode] = f"`{mode}`"  # code: the same in every language
+    modes[name] = compiled
     comparisons[mode] = compperf.interleave(
-        {eager_label: lambda: net(x), mode: lambda c=compiled: c(x)},
+        {eager_label: lambda: net(x), name: lambda c=compiled: c(x)},
         device=device,
         budget=BUDGET,
         warmup=2,
@@ -195,7 +196,7 @@ for mode, skips in cudagraph_skips.items():
 
 for mode, comparison in comparisons.items():
     print(compperf.compare(list(comparison.measurements.values())))
-    print(comparison.faster(mode, eager_label))
+    print(comparison.faster(names[mode], eager_label))
     print(comparison.disturbance)
 
 # %%
@@ -204,7 +205,7 @@ for mode, comparison in comparisons.items():
 # dashed line at 1 the mode took less time than eager mode; the verdicts
 # above say whether the whole interval lies far enough to the left.
 
-ratios = [c.ratio(mode, eager_label) for mode, c in comparisons.items()]
+ratios = [c.ratio(names[m], eager_label) for m, c in comparisons.items()]
 fig, ax = plt.subplots(figsize=(7, 2.6), layout="constrained")
 ax.errorbar(
     [r.estimate for r in ratios],
