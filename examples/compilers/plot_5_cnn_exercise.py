@@ -30,6 +30,7 @@ from matplotlib import ticker
 from torch import nn
 
 import compperf
+from compperf.i18n import parts, table
 
 BUDGET = 1.0  # Seconds of interleaved rounds per model and batch size.
 BATCH_SIZES = [1, 256]
@@ -57,8 +58,10 @@ warnings.filterwarnings("ignore", "TensorFloat32 tensor cores")
 # The perceptron is the chapter's 512-256-128-2 model. LeNet reads 28x28
 # grayscale images through two convolution and pooling stages, then three
 # fully connected layers. Both have their gradients switched off; you time
-# inference at two batch sizes. Look at the parameter counts: LeNet has far
-# fewer weights, but each of them is used many times per image.
+# inference at two batch sizes. Each line gives a model's parameter count and
+# the shape of its input, ``N`` standing for the batch size. Look at the
+# parameter counts: LeNet has far fewer weights, but each of them is used many
+# times per image.
 
 
 def get_mlp():
@@ -90,20 +93,16 @@ def get_lenet():
 
 torch.manual_seed(0)
 models = {
-    "MLP": (get_mlp().to(device).requires_grad_(False), (512,)),
-    "LeNet": (get_lenet().to(device).requires_grad_(False), (1, 28, 28)),
+    compperf.tr("MLP"): (get_mlp().to(device).requires_grad_(False), (512,)),
+    compperf.tr("LeNet"): (
+        get_lenet().to(device).requires_grad_(False),
+        (1, 28, 28),
+    ),
 }
 for name, (model, shape) in models.items():
-    parameters = sum(p.numel() for p in model.parameters())
-    print(
-        compperf.tr_plural(
-            "{model}: {n:,} parameter, input of shape (batch, {shape})",
-            "{model}: {n:,} parameters, input of shape (batch, {shape})",
-            parameters,
-            model=name,
-            shape=", ".join(map(str, shape)),
-        )
-    )
+    n = sum(p.numel() for p in model.parameters())
+    s = "(N, " + ", ".join(map(str, shape)) + ")"
+    print(compperf.tr("{m}: parameters {n:,}, input {s}", m=name, n=n, s=s))
 
 # %%
 # Compile each model three ways
@@ -113,12 +112,14 @@ for name, (model, shape) in models.items():
 # several batch sizes, and ``torch.export`` with the batch dimension declared
 # dynamic, so that one exported program accepts every batch size. The first
 # call of the compiled model at each batch size is timed on its own: that is
-# where compilation happens. The table below lists these one-off costs.
+# where compilation happens. The table below lists these one-off costs
+# (a dash where a version failed).
 #
 # What a process pays once is kept out of them: exporting a one-layer model
 # first warms up ``torch.export``, and a one-line function
 # compiled first pays for the imports and compile workers of the first
-# ``torch.compile``, as in the earlier pages. Inductor also keeps the code it
+# ``torch.compile``, as in the earlier pages; the first two lines give what
+# each took. Inductor also keeps the code it
 # generates in a cache on disk: where an earlier page or run already compiled
 # a model, as the earlier pages of this chapter compile the perceptron, its
 # figure here is a warm-cache time, shorter than a cold compile on a fresh
@@ -159,25 +160,12 @@ _, export_setup = timed(
     nn.Linear(2, 2).to(device),
     (torch.ones(1, 2, device=device),),
 )
-print(
-    compperf.tr(
-        "exporting a one-layer model first took {seconds:.3f} s",
-        seconds=export_setup,
-    )
-)
+print(compperf.tr("first export, a one-layer model: {t:time}", t=export_setup))
 try:
-    print(
-        compperf.tr(
-            "compiling a one-line function first took {seconds:.3f} s",
-            seconds=prepare_compiler(),
-        )
-    )
+    t = prepare_compiler()
+    print(compperf.tr("first compile, one-line function: {t:time}", t=t))
 except torch._dynamo.exc.BackendCompilerFailed:
-    print(
-        compperf.tr(
-            "torch.compile does not work here: the page goes on without it."
-        )
-    )
+    print(compperf.tr("torch.compile fails here: the page skips it"))
 
 
 variants, one_off, inputs, programs = {}, {}, {}, {}
@@ -211,37 +199,24 @@ with compperf.inductor_cache() as cache:
                 _, one_off[name, step] = timed(compiled, x)
         # Compiling fails, for example, where there is no C or C++ compiler.
         except torch._dynamo.exc.BackendCompilerFailed as error:
-            print(
-                compperf.tr(
-                    "torch.compile failed for {model}, so the page continues "
-                    "without it: {error}",
-                    model=name,
-                    error=f"{type(error).__name__}: {str(error).splitlines()[0]}",
-                )
-            )
+            e = f"{type(error).__name__}: {str(error).splitlines()[0]}"
+            print(compperf.tr("compile failed, {m}: {e}", m=name, e=e))
         else:
             variants[name]["torch.compile"] = compiled
 
-print(
-    compperf.tr(
-        "{step:<40}{mlp:>10}{lenet:>10}",
-        step=compperf.tr("one-off cost (first call or conversion)"),
-        mlp="MLP",
-        lenet="LeNet",
-    )
-)
-for step in dict.fromkeys(step for _, step in one_off):
-    mlp, lenet = (
-        compperf.format_time(one_off[name, step])
-        if (name, step) in one_off
-        else compperf.tr("failed")
-        for name in models
-    )
-    print(
-        compperf.tr(
-            "{step:<40}{mlp:>10}{lenet:>10}", step=step, mlp=mlp, lenet=lenet
-        )
-    )
+with parts():
+    cost = compperf.tr("one-off cost (first call or conversion)")
+    rows = [
+        [step]
+        + [
+            compperf.tr("{t:time}", t=one_off[m, step])
+            if (m, step) in one_off
+            else "-"
+            for m in models
+        ]
+        for step in dict.fromkeys(step for _, step in one_off)
+    ]
+print(table([cost, *models], rows))
 if any("torch.compile" in v for v in variants.values()):
     print(cache)
 
@@ -249,8 +224,9 @@ if any("torch.compile" in v for v in variants.values()):
 # Same outputs everywhere
 # -----------------------
 # Every version of each model must compute what eager mode computes, at every
-# batch size. ``torch.testing.assert_close`` raises if one does not; the line
-# below is printed only when all of them agree.
+# batch size. ``torch.testing.assert_close`` raises if one does not, so the
+# lines below, each model with the versions checked, are printed only when
+# all of them agree.
 
 for name, versions in variants.items():
     for size, x in inputs[name].items():
@@ -259,9 +235,8 @@ for name, versions in variants.items():
             torch.testing.assert_close(
                 run(x), expected, msg=f"{name} {version} batch {size}"
             )
-print(compperf.tr("all versions agree with eager mode at every batch size:"))
 for name, versions in variants.items():
-    print(f"  {name}: {', '.join(versions)}")
+    print(f"{name}: {', '.join(versions)}")
 
 # %%
 # Time per call
@@ -271,36 +246,34 @@ for name, versions in variants.items():
 # earlier pages, the versions of one model at one batch size run in
 # interleaved rounds (``compperf.interleave``), so that a stall of the machine
 # cannot decide a comparison alone. Compare the same row across the two
-# models.
+# models. Under each table, a line says how quiet the machine was, and one
+# verdict of ``Comparison.faster`` per version follows: is it faster than
+# eager mode? It answers from the 95 % interval of the ratio of their times,
+# against the threshold 1/1.05: *yes* when the whole interval lies below it,
+# *no* when it lies at or above it (the same speed, or slower), and
+# *unclear* when it reaches across, so that this run cannot tell them apart.
 
-# The name of each version in the tables and the chart.
-labels = {
-    "eager": compperf.tr("eager"),
-    "torch.jit.script": compperf.tr("torch.jit.script"),
-    "torch.export": compperf.tr("torch.export"),
-    "torch.compile": compperf.tr("torch.compile"),
-}
+# The name of each version in the tables and the chart: the code's own name,
+# but for eager mode.
+labels = {"eager": compperf.tr("eager")}
 comparisons, timings = {}, {}
 for name, versions in variants.items():
     for size, x in inputs[name].items():
         comparisons[name, size] = comparison = compperf.interleave(
             {
-                labels[v]: lambda r=run, x=x: r(x)
+                labels.get(v, v): lambda r=run, x=x: r(x)
                 for v, run in versions.items()
             },
             device=device,
             budget=BUDGET,
         )
         timings[name, size] = comparison.measurements
-        print(
-            compperf.compare(
-                list(comparison.measurements.values()),
-                title=compperf.tr(
-                    "{model}, batch size {size}", model=name, size=size
-                ),
-            )
-        )
-        print(compperf.tr("machine: {state}", state=comparison.disturbance))
+        title = compperf.tr("{m}, batch size {n}", m=name, n=size)
+        print(compperf.compare(list(comparison.measurements.values()), title))
+        print(comparison.disturbance)
+        for v in list(comparison.measurements)[1:]:
+            subject = compperf.tr("{m} {v}, batch {n}", m=name, v=v, n=size)
+            print(comparison.faster(v, labels["eager"], subject=subject))
         print()
 
 # %%
@@ -359,11 +332,7 @@ ax.yaxis.set_major_formatter(
 )
 ax.yaxis.set_minor_formatter(ticker.NullFormatter())
 ax.set_ylabel(compperf.tr("speed-up over eager mode"))
-ax.set_title(
-    compperf.tr(
-        "Compiled versions against eager mode on {device}", device=device
-    )
-)
+ax.set_title(compperf.tr("Compiled versions against eager mode"))
 fig.legend(loc="outside upper center", ncols=len(names), fontsize=8)
 plt.show()
 
@@ -375,7 +344,8 @@ plt.show()
 # of each file is weights and how much is everything else. An exported program
 # also stores the example input it was exported with; the last column gives
 # its size, and the second table shows how much of each file the weights and
-# that input leave unexplained.
+# that input leave unexplained: the bytes that are neither weights nor, in a
+# ``.pt2``, the example input.
 
 
 def saved_bytes(save, obj):
@@ -402,40 +372,29 @@ for name, (model, _) in models.items():
             [*example_args, *example_kwargs.values()]
         ),
     }
-print(
-    compperf.tr(
-        "{bytes:<7}{weights:>14}{torchscript:>14}{export:>14}{state_dict:>14}"
-        "{example:>14}",
-        bytes=compperf.tr("bytes"),
-        weights=compperf.tr("weights"),
-        torchscript="TorchScript",
-        export="torch.export",
-        state_dict="state_dict",
-        example=compperf.tr("example input"),
-    )
-)
-for name, row in sizes.items():
-    print(f"{name:<7}" + "".join(f"{size:>14,}" for size in row.values()))
+with parts():
+    header = [compperf.tr("bytes"), compperf.tr("weights"), "TorchScript"]
+    header += ["torch.export", "state_dict", compperf.tr("example input")]
+rows = [
+    [name, *(f"{v:,}" for v in row.values())] for name, row in sizes.items()
+]
+print(table(header, rows))
 print()
-print(
-    compperf.tr(
-        "bytes that are neither weights nor, in a .pt2, the example input"
-    )
-)
-print(
-    f"{'':<7}"
-    + "".join(
-        f"{column:>14}"
-        for column in ("TorchScript", "torch.export", "state_dict")
-    )
-)
-for name, row in sizes.items():
-    rest = (
+rest = {
+    name: (
         row["TorchScript"] - row["weights"],
         row["torch.export"] - row["weights"] - row["example input"],
         row["state_dict"] - row["weights"],
     )
-    print(f"{name:<7}" + "".join(f"{size:>14,}" for size in rest))
+    for name, row in sizes.items()
+}
+header = ["", "TorchScript", "torch.export", "state_dict"]
+print(
+    table(
+        header,
+        [[name, *(f"{v:,}" for v in row)] for name, row in rest.items()],
+    )
+)
 
 # %%
 # What changed
@@ -445,61 +404,34 @@ for name, row in sizes.items():
 # from the perceptron to LeNet. A convolutional network runs more kinds of
 # operations per example (convolution, pooling, sigmoid), which gives a compiler
 # more element-wise steps to fuse, but also more code to generate; the lines
-# say which effect wins on this machine. Each cell gives a version's time
-# relative to eager mode (the median of the per-round ratios) and the verdict
-# of ``Comparison.faster`` on it: "faster" when the whole 95 % interval of the
-# ratio lies below 1/1.05, "not faster" when it lies at or above it (the same
-# speed, or slower), and "unclear" when it reaches across: this run cannot
-# tell them apart.
+# say which effect wins on this machine. The first line gives the compile
+# time of both models at the first batch size. Each cell of the table gives a
+# version's time relative to eager mode (the median of the per-round ratios);
+# whether that is faster is the verdict printed under the tables above.
 
 
-def verdict(key, version):
-    """A version's time relative to eager mode, and whether it is faster."""
-    ratio = comparisons[key].ratio(version, labels["eager"])
-    faster = comparisons[key].faster(
-        version, labels["eager"], subject=f"{key[0]} {version}, batch {key[1]}"
-    )
-    if faster.yes:
-        return compperf.tr("{ratio:.2f}× faster", ratio=ratio.estimate)
-    if faster.no:
-        return compperf.tr("{ratio:.2f}× not faster", ratio=ratio.estimate)
-    return compperf.tr("{ratio:.2f}× unclear", ratio=ratio.estimate)
+def ratio(key, version):
+    """A version's time relative to eager mode."""
+    r = comparisons[key].ratio(version, labels["eager"])
+    return f"{r.estimate:.2f}\N{MULTIPLICATION SIGN}"
 
 
 first_size = BATCH_SIZES[0]
 key = compperf.tr("torch.compile, batch {size}", size=first_size)
 if ("MLP", key) in one_off and ("LeNet", key) in one_off:
-    print(
-        compperf.tr(
-            "compiling at batch {size}: MLP {mlp:.2f} s, LeNet {lenet:.2f} s",
-            size=first_size,
-            mlp=one_off["MLP", key],
-            lenet=one_off["LeNet", key],
-        )
-    )
-print(
-    compperf.tr(
-        "{row:<28}{mlp:>19}{lenet:>19}",
-        row=compperf.tr("time / eager time"),
-        mlp="MLP",
-        lenet="LeNet",
-    )
-)
-for size in BATCH_SIZES:
-    mlp = timings["MLP", size]
-    lenet = timings["LeNet", size]
-    for version in names:
-        if version in mlp and version in lenet:
-            print(
-                compperf.tr(
-                    "{row:<28}{mlp:>19}{lenet:>19}",
-                    row=compperf.tr(
-                        "batch {size}, {version}", size=size, version=version
-                    ),
-                    mlp=verdict(("MLP", size), version),
-                    lenet=verdict(("LeNet", size), version),
-                )
-            )
+    m, le = one_off["MLP", key], one_off["LeNet", key]
+    print(compperf.tr("compiling, MLP: {m:time}, LeNet: {l:time}", m=m, l=le))
+with parts():
+    row = compperf.tr("time / eager time")
+    rows = [
+        [compperf.tr("batch {n}, {v}", n=size, v=version)]
+        + [ratio((name, size), version) for name in ("MLP", "LeNet")]
+        for size in BATCH_SIZES
+        for version in names
+        if version in timings["MLP", size]
+        and version in timings["LeNet", size]
+    ]
+print(table([row, *models], rows))
 
 # %%
 # Summary
@@ -526,19 +458,13 @@ for size in BATCH_SIZES:
 # -------
 # **1.** A convolution slides each weight over every output position: the
 # first layer's output has 28 x 28 positions per channel. A linear layer uses
-# each weight once per example.
+# each weight once per example. The line gives the uses per image of each
+# weight of LeNet's first convolution.
 
 lenet = models["LeNet"][0]
 positions = lenet[0](inputs["LeNet"][BATCH_SIZES[0]][:1]).shape[-2:]
-compperf.say(
-    compperf.tr_plural(
-        "Each weight of LeNet's first convolution is used {n} time per image; "
-        "each weight of the perceptron's first layer once per example.",
-        "Each weight of LeNet's first convolution is used {n} times per image; "
-        "each weight of the perceptron's first layer once per example.",
-        positions.numel(),
-    )
-)
+n = positions.numel()
+print(compperf.tr("uses per weight, LeNet's first convolution: {n}", n=n))
 
 # %%
 # **2.** What changes is the element-wise work between the convolutions and

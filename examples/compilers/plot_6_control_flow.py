@@ -32,6 +32,7 @@ from torch._dynamo.utils import counters
 from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
 
 import compperf
+from compperf.i18n import parts, table
 
 device = compperf.try_gpu()
 print(compperf.environment(device))
@@ -42,7 +43,9 @@ print(compperf.environment(device))
 # ``shift`` doubles the positive part of ``x`` when the elements sum to more
 # than zero, and subtracts one otherwise. Which branch runs depends on the
 # values in ``x``, not on its shape or type. In eager mode this is ordinary
-# Python, and both inputs below take their own branch.
+# Python, and both inputs below take their own branch: the two tensors printed
+# are ``shift(positive)`` (its elements doubled) and ``shift(negative)`` (one
+# subtracted from each).
 
 
 def shift(x):
@@ -53,36 +56,23 @@ def shift(x):
 
 positive = torch.arange(1.0, 5.0, device=device)
 negative = -positive
-print(
-    compperf.tr(
-        "eager, positive input: {values}", values=shift(positive).tolist()
-    )
-)
-print(
-    compperf.tr(
-        "eager, negative input: {values}", values=shift(negative).tolist()
-    )
-)
+print(shift(positive))
+print(shift(negative))
 
 # %%
 # 1. ``torch.fx`` tracing fails
 # -----------------------------
 # ``torch.fx.symbolic_trace`` runs the function once with placeholder values
 # (proxies) that record each operation. A proxy has no value, so ``if`` cannot
-# decide, and the tracer stops with an error that names the problem.
+# decide, and the tracer stops with an error that names the problem. The line
+# below prints that error (a dash where the function traced without one).
 
+fx_error = None
 try:
     torch.fx.symbolic_trace(shift)
 except torch.fx.proxy.TraceError as error:
     fx_error = f"{type(error).__name__}: {error}"
-else:
-    fx_error = None
-print(
-    compperf.tr(
-        "torch.fx.symbolic_trace: {outcome}",
-        outcome=fx_error or compperf.tr("traced without error"),
-    )
-)
+print(compperf.tr("torch.fx.symbolic_trace: {e}", e=fx_error or "-"))
 
 # %%
 # 2. ``torch.compile`` splits the function at the branch
@@ -95,11 +85,15 @@ print(
 # what follows as a new graph. Dynamo keeps statistics in
 # ``torch._dynamo.utils.counters``; ``torch.compiler.reset()`` forgets compiled
 # code but not those counters, so the cell clears both before it starts.
+#
+# ``torch.testing.assert_close`` raises if a compiled result differs from
+# eager mode, so the cell goes on only when both inputs give the eager
+# results. The first line then counts the graphs the backend received, next
+# to Dynamo's own counter of unique graphs; each line after it is one graph:
+# its number, the input of the call during which Dynamo made it, and its
+# operations.
 
-captured = []  # a pair (which call, FX graph module) for every graph Dynamo hands over
-positive_call = compperf.tr("positive input")
-negative_call = compperf.tr("negative input")
-current_call = positive_call
+captured = []  # (name of the input, FX graph module) for every graph
 
 
 def recording_backend(graph_module, example_inputs):
@@ -111,47 +105,30 @@ def recording_backend(graph_module, example_inputs):
 torch.compiler.reset()
 counters.clear()
 compiled_shift = torch.compile(shift, backend=recording_backend)
-for label, x in ((positive_call, positive), (negative_call, negative)):
-    current_call = label  # recording_backend reads it
+inputs = {"positive": positive, "negative": negative}
+for name, x in inputs.items():
+    current_call = name  # recording_backend reads it
     torch.testing.assert_close(compiled_shift(x), shift(x))
-print(compperf.tr("torch.compile results match eager mode for both inputs"))
 graph_count = len(captured)
-print(
-    compperf.tr(
-        "Dynamo captured {graphs} (Dynamo's own counter: {unique})",
-        graphs=compperf.tr_plural("{n} graph", "{n} graphs", graph_count),
-        unique=compperf.tr_plural(
-            "{n} unique graph",
-            "{n} unique graphs",
-            counters["stats"]["unique_graphs"],
-        ),
-    )
-)
+unique = counters["stats"]["unique_graphs"]
+print(compperf.tr("graphs: {n}, unique: {u}", n=graph_count, u=unique))
 for number, (call, graph_module) in enumerate(captured, start=1):
-    ops = [
+    ops = ", ".join(
         node.name
         for node in graph_module.graph.nodes
         if node.op in ("call_function", "call_method")
-    ]
-    print(
-        compperf.tr(
-            "graph {number}, made during the call with the {call}: {operations}",
-            number=number,
-            call=call,
-            operations=", ".join(ops),
-        )
     )
+    print(compperf.tr("graph {i} ({x}): {ops}", i=number, x=call, ops=ops))
 
 # %%
 # Look at the operations of each graph. The first one stops at the
 # comparison: it returns the boolean that Python then tests. The branch the
 # first call took became a graph of its own; the second call reused the
 # first graph (same shape, same type), took the other branch and made
-# one more. The code of each graph, as FX prints it:
+# one more. The code of each graph, in the same order, as FX prints it:
 
-for number, (_, graph_module) in enumerate(captured, start=1):
-    print(compperf.tr("# graph {number}", number=number))
-    print(f"{graph_module.code.strip()}\n")
+for _, graph_module in captured:
+    print(graph_module.code.strip(), end="\n\n")
 
 # %%
 # 3. ``torch.export`` refuses
@@ -160,10 +137,11 @@ for number, (_, graph_module) in enumerate(captured, start=1):
 # any input of the declared kind. A graph break would need Python to run
 # between two graphs, so export stops instead, at the line with the ``if``.
 # The cell wraps the function in a module (export takes an ``nn.Module``)
-# and prints the error's type, its first line and the line of code it points
-# at. The last line lists what export had traced when it stopped: ``item`` is
-# the moment it needed the value of the condition, which a graph made in
-# advance cannot know.
+# and prints the error's type and its first line, then the line of code it
+# points at. The last line lists the operations export had traced when it
+# stopped: a last ``item`` is the moment it needed the value of the
+# condition, which a graph made in advance cannot know. A dash stands for
+# what export did not report.
 
 
 class Shift(torch.nn.Module):
@@ -171,7 +149,7 @@ class Shift(torch.nn.Module):
         return shift(x)
 
 
-partial_graph = []
+export_error, quoted, partial_graph = None, [], []
 # On failure, export also prints the graph it had traced so far to standard
 # error; the cell keeps that text off the page and reads it from the error.
 with contextlib.redirect_stderr(io.StringIO()):
@@ -190,23 +168,10 @@ with contextlib.redirect_stderr(io.StringIO()):
             for line in partial.splitlines()
             if " = torch.ops." in line
         ]
-    else:
-        export_error, quoted = None, []
-print(
-    compperf.tr(
-        "torch.export: {outcome}",
-        outcome=export_error or compperf.tr("exported without error"),
-    )
-)
-if quoted:
-    print(compperf.tr("the line export points at: {line}", line=quoted[0]))
-if partial_graph:
-    print(
-        compperf.tr(
-            "operations export had traced when it stopped: {operations}",
-            operations=", ".join(partial_graph),
-        )
-    )
+print(compperf.tr("torch.export: {e}", e=export_error or "-"))
+print(compperf.tr("the line export points at: {x}", x=(quoted or ["-"])[0]))
+traced = ", ".join(partial_graph) or "-"
+print(compperf.tr("traced when it stopped: {ops}", ops=traced))
 
 # %%
 # 4. ``torch.cond`` keeps both branches in the graph
@@ -217,7 +182,9 @@ if partial_graph:
 # operands and return tensors with the same dtype, device and number of
 # dimensions (their sizes may differ), and neither branch may return one of
 # its inputs or a view of it. Now export succeeds, and the exported program
-# gives the eager results for both inputs.
+# gives the eager results for both inputs (``assert_close`` checks it). The
+# line below counts the ``cond`` operators in the exported graph and names
+# its subgraphs, the two branches; the graph's code follows.
 
 
 def shift_cond(x):
@@ -238,11 +205,6 @@ exported = torch.export.export(ShiftCond(), (positive,))
 exported_module = exported.module()
 for x in (positive, negative):
     torch.testing.assert_close(exported_module(x), shift(x))
-print(
-    compperf.tr(
-        "torch.export with torch.cond: exported, and matches eager mode for both inputs"
-    )
-)
 subgraphs = [name for name, _ in exported.graph_module.named_children()]
 cond_nodes = [
     node.name
@@ -250,19 +212,15 @@ cond_nodes = [
     if node.op == "call_function"
     and node.target is torch.ops.higher_order.cond
 ]
-print(
-    compperf.tr(
-        "cond operators in the exported graph: {count}, subgraphs: {subgraphs}",
-        count=len(cond_nodes),
-        subgraphs=", ".join(subgraphs),
-    )
-)
+names = ", ".join(subgraphs)
+print(compperf.tr("cond: {n}, subgraphs: {s}", n=len(cond_nodes), s=names))
 print(exported.graph_module.code.strip())
 
 # %%
 # ``torch.compile`` gains too: with ``torch.cond`` Dynamo captures one graph for
 # both inputs. ``fullgraph=True`` makes any graph break an error, so the call
-# below also proves there is none.
+# below also proves there is none; the line counts the graphs the backend
+# received for the two calls.
 #
 # ``torch.cond`` removes the graph break, not the synchronization. The
 # predicate is a tensor, and the generated code still reads it on the host to
@@ -281,72 +239,21 @@ counters.clear()
 compiled_cond = torch.compile(
     shift_cond, backend=recording_backend, fullgraph=True
 )
-for label, x in ((positive_call, positive), (negative_call, negative)):
-    current_call = label
+for name, x in inputs.items():
+    current_call = name
     torch.testing.assert_close(compiled_cond(x), shift(x))
 cond_graph_count = len(captured)
-print(
-    compperf.tr(
-        "torch.compile(fullgraph=True) with torch.cond: {graphs} for both inputs, "
-        "results match eager mode",
-        graphs=compperf.tr_plural("{n} graph", "{n} graphs", cond_graph_count),
-    )
-)
+print(compperf.tr("graphs with torch.cond: {n}", n=cond_graph_count))
 
 # %%
 # The trade-off on one function
 # -----------------------------
-# The table sums up what each tool did with ``shift``, as measured above.
+# The table sums up what each tool did with ``shift``, as measured above: the
+# type of the error it raised on the branch (a dash where it raised none) and
+# the number of graphs it made (none where it failed).
 # The plain ``if`` is easiest to write and debug; ``torch.compile`` keeps it
 # working by giving up the single graph; a program that must run without
 # Python needs the branch spelled as an operator.
-
-rows = [
-    (
-        compperf.tr("eager Python"),
-        compperf.tr("runs"),
-        compperf.tr("no graph"),
-    ),
-    (
-        "torch.fx.symbolic_trace",
-        compperf.tr("fails") if fx_error else compperf.tr("traces"),
-        compperf.tr("none") if fx_error else 1,
-    ),
-    (
-        "torch.compile",
-        compperf.tr("runs"),
-        compperf.tr("{count}, split at the if", count=graph_count),
-    ),
-    (
-        "torch.export",
-        compperf.tr("refuses") if export_error else compperf.tr("exports"),
-        compperf.tr("none") if export_error else 1,
-    ),
-    ("torch.export + torch.cond", compperf.tr("exports"), 1),
-    ("torch.compile + torch.cond", compperf.tr("runs"), cond_graph_count),
-]
-# The header and every row share one layout, which a translation may widen.
-print(
-    compperf.tr(
-        "{tool:<28}{outcome:<18}{graphs}",
-        tool=compperf.tr("tool"),
-        outcome=compperf.tr("with the branch"),
-        graphs=compperf.tr("graphs"),
-    )
-)
-for tool, outcome, graphs in rows:
-    print(
-        compperf.tr(
-            "{tool:<28}{outcome:<18}{graphs}",
-            tool=tool,
-            outcome=outcome,
-            graphs=graphs,
-        )
-    )
-
-# %%
-# The figure counts the graphs each tool made of ``shift``; a tool that
-# failed made none.
 
 made = {
     "torch.fx.symbolic_trace": 0 if fx_error else 1,
@@ -355,6 +262,21 @@ made = {
     "torch.export + torch.cond": 1,
     "torch.compile + torch.cond": cond_graph_count,
 }
+errors = {
+    "torch.fx.symbolic_trace": fx_error,
+    "torch.export": export_error,
+}
+rows = [
+    (tool, (errors.get(tool) or "-").split(":")[0], graphs)
+    for tool, graphs in made.items()
+]
+with parts():
+    header = [compperf.tr("tool"), compperf.tr("error"), compperf.tr("graphs")]
+print(table(header, rows))
+
+# %%
+# The figure draws the last column: the graphs each tool made of ``shift``.
+
 fig, ax = plt.subplots(figsize=(7, 2.8), layout="constrained")
 ax.barh(range(len(made)), list(made.values()))
 ax.set_yticks(range(len(made)), list(made), fontfamily="monospace")

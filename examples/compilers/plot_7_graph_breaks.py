@@ -67,7 +67,8 @@ warnings.filterwarnings("ignore", "TensorFloat32 tensor cores")
 #   to the C encoder of the ``_json`` extension module, and Dynamo breaks the
 #   graph where it reaches that C function, which it cannot look inside.
 #
-# In eager mode all three return the same values.
+# In eager mode all three return the same values: each line below names the
+# cause and the first three values its function returns.
 
 
 def with_print(x):
@@ -96,13 +97,7 @@ def with_json(x):
 x = torch.randn(1000, device=device)
 causes = {"print": with_print, ".item()": with_item, "json.dumps": with_json}
 for name, fn in causes.items():
-    print(
-        compperf.tr(
-            "eager, {name}: first values {values}",
-            name=name,
-            values=fn(x)[:3].tolist(),
-        )
-    )
+    print(name, fn(x)[:3])
 
 # %%
 # Find them with ``torch._dynamo.explain``
@@ -114,35 +109,20 @@ for name, fn in causes.items():
 # call of a compiled function compiles again. Run it before you compile and
 # time, not in between; ``run_and_get_code`` (page 2) resets Dynamo before
 # its call too.
-# Look for the graph count, the break count and the first line of each
-# reason. The ``print`` also shows its output once, while Dynamo runs it.
+# Each cause prints a line with its count of graphs and of breaks, then the
+# first line of each reason, as Dynamo gives it. The ``print`` also shows its output once, while
+# Dynamo runs it.
 
 explanations = {}
 for name, fn in causes.items():
     report = torch._dynamo.explain(fn)(x)
-    explanations[name] = {
-        "graphs": report.graph_count,
-        "breaks": len(report.break_reasons),
-        "reasons": [
-            reason.reason.splitlines()[0] for reason in report.break_reasons
-        ],
-    }
-# A break before the first tensor operation leaves no graph behind, so
-# graph_count - 1 can miss it; the reasons list counts every break.
-for name, found in explanations.items():
-    print(
-        compperf.tr(
-            "{name}: {graphs}, {breaks}; reason: {reasons}",
-            name=name,
-            graphs=compperf.tr_plural(
-                "{n} graph", "{n} graphs", found["graphs"]
-            ),
-            breaks=compperf.tr_plural(
-                "{n} graph break", "{n} graph breaks", found["breaks"]
-            ),
-            reasons="; ".join(found["reasons"]),
-        )
-    )
+    reasons = [r.reason.splitlines()[0] for r in report.break_reasons]
+    # A break before the first tensor operation leaves no graph behind, so
+    # graph_count - 1 can miss it; the reasons list counts every break.
+    g, b = report.graph_count, len(reasons)
+    explanations[name] = {"graphs": g, "breaks": b, "reasons": reasons}
+    print(compperf.tr("{f}: graphs: {g}, breaks: {b}", f=name, g=g, b=b))
+    print(*reasons, sep="\n")  # as Dynamo words them
 
 # %%
 # ``fullgraph=True`` turns a break into an error
@@ -153,6 +133,8 @@ for name, found in explanations.items():
 # capture matters here. Look at the ``.item()`` line: with ``fullgraph=True``
 # Dynamo turns on ``capture_scalar_outputs``, which keeps the number inside the
 # graph as a symbol, so that break disappears instead of becoming an error.
+# Each line shows the error's type and first line, or a dash where the
+# function compiled as one graph.
 
 fullgraph_errors = {}
 for name, fn in causes.items():
@@ -160,17 +142,11 @@ for name, fn in causes.items():
     try:
         torch.compile(fn, fullgraph=True, backend="eager")(x)
     except torch._dynamo.exc.Unsupported as error:
-        fullgraph_errors[name] = (
-            f"{type(error).__name__}: {str(error).splitlines()[0]}"
-        )
+        found = f"{type(error).__name__}: {str(error).splitlines()[0]}"
     else:
-        fullgraph_errors[name] = compperf.tr("compiled as one graph")
-for name, outcome in fullgraph_errors.items():
-    print(
-        compperf.tr(
-            "fullgraph=True, {name}: {outcome}", name=name, outcome=outcome
-        )
-    )
+        found = "-"
+    fullgraph_errors[name] = found
+    print(compperf.tr("fullgraph=True, {f}: {e}", f=name, e=found))
 
 # %%
 # The fixes
@@ -184,8 +160,10 @@ for name, outcome in fullgraph_errors.items():
 # * read the settings once, before calling the compiled function, and pass the
 #   number in.
 #
-# The same checks as above now find one graph each, and ``fullgraph=True``
-# compiles all three.
+# The same checks as above run on each fix and print its count of graphs and
+# of breaks. The cell goes on only if every check passes:
+# ``torch.testing.assert_close`` raises if a fix returns other values than
+# its original, and ``fullgraph=True`` raises at a break that is left.
 
 
 def fixed_print(x):
@@ -214,20 +192,9 @@ for name, (fn, args) in fixes.items():
     report = torch._dynamo.explain(fn)(*args)
     torch.compiler.reset()  # fullgraph=True below raises if any break is left
     torch.compile(fn, fullgraph=True, backend="eager")(*args)
-    fixed_graphs[name] = report.graph_count
-    print(
-        compperf.tr(
-            "fixed {name}: {graphs}, {breaks}; fullgraph=True compiles it; "
-            "same values as before",
-            name=name,
-            graphs=compperf.tr_plural(
-                "{n} graph", "{n} graphs", report.graph_count
-            ),
-            breaks=compperf.tr_plural(
-                "{n} graph break", "{n} graph breaks", report.graph_break_count
-            ),
-        )
-    )
+    fixed_graphs[name] = g = report.graph_count
+    b = report.graph_break_count
+    print(compperf.tr("fixed {f}: graphs: {g}, breaks: {b}", f=name, g=g, b=b))
 
 # %%
 # What one break costs
@@ -267,11 +234,7 @@ for name, fn in (
         torch._dynamo.exc.BackendCompilerFailed
     ) as error:  # for example, when no C or C++ compiler is installed
         reason = f"{type(error).__name__}: {str(error).splitlines()[0]}"
-        compperf.say(
-            "Inductor cannot compile here ({error}); using the aot_eager backend "
-            "instead",
-            error=reason,
-        )
+        print(compperf.tr("Inductor cannot compile here: {e}", e=reason))
         backend = "aot_eager"
         timer = compperf.Timer()
         compiled = torch.compile(fn, backend=backend)
@@ -279,15 +242,9 @@ for name, fn in (
     compperf.synchronize(device)
     compile_seconds[name] = timer.stop()
     versions[name] = compiled
-print(compperf.tr("backend: {backend}", backend=backend))
+print(compperf.tr("backend: {b}", b=backend))
 for name, seconds in compile_seconds.items():
-    print(
-        compperf.tr(
-            "first call (compiles) {name}: {seconds:.2f} s",
-            name=name,
-            seconds=seconds,
-        )
-    )
+    print(compperf.tr("first call, {v}: {t:time}", v=name, t=seconds))
 
 eager_label = compperf.tr("eager")
 comparison = compperf.interleave(
@@ -301,70 +258,33 @@ comparison = compperf.interleave(
 )
 torch.set_num_threads(threads_before)
 timings = list(comparison.measurements.values())
-title = compperf.tr_plural(
-    "scaled tanh of {n} number on {device}",
-    "scaled tanh of {n} numbers on {device}",
-    x.numel(),
-    device=device,
-)
-print(compperf.compare(timings, title=title))
-print(compperf.tr("machine: {state}", state=comparison.disturbance))
+print(compperf.compare(timings))
+print(comparison.disturbance)
 
 # %%
 # The three versions ran in interleaved rounds (``compperf.interleave``): each
 # round times each of them for a few short blocks, so that a stall of the
 # machine slows one round rather than one version. The cell reads the rounds
-# for you with ``Comparison.faster``: is the fix faster than the version with
-# the break by more than 5 %? It answers from the 95 % interval of the ratio
-# of their times: "yes" when the whole interval lies below 1/1.05, "no" when
-# it lies at or above it, "unclear" when it reaches across.
+# with ``Comparison.faster``, which answers from the 95 % interval of the
+# ratio of two versions' times, against the threshold 1/1.05: "yes" when the
+# whole interval lies below it (faster by more than 5 %), "no" when it lies
+# at or above it, "unclear" when it reaches across.
+#
+# The first line is the difference of the medians, the version with the break
+# minus its fix. It is what the break costs per call only where the first
+# verdict, the fix against the version with the break, says yes; where it
+# says no, the fix is not faster here, and where it says unclear, this run
+# cannot tell the two apart. The second verdict compares the fix with eager
+# mode in the same way: yes, the fixed compiled version is faster than eager
+# mode; no, it is not; unclear, the two cannot be told apart here.
 
 broken_label, fixed_label = versions
 broken, fixed = (comparison.measurements[v].median for v in versions)
-cost = broken - fixed
-break_costs = comparison.faster(
-    fixed_label, broken_label, subject="fix vs version with the break"
-)
-if break_costs.yes:
-    compperf.say(
-        "the graph break costs {cost} per call here: the fix takes {ratio} "
-        "of the time of the version with the break",
-        cost=compperf.format_time(cost),
-        ratio=comparison.ratio(fixed_label, broken_label),
-    )
-elif break_costs.no:
-    compperf.say(
-        "the fix is not faster than the version with the break here: it takes "
-        "{ratio} of its time",
-        ratio=comparison.ratio(fixed_label, broken_label),
-    )
-else:
-    compperf.say(
-        "this run cannot tell the version with the break from its fix ({ratio})",
-        ratio=comparison.ratio(fixed_label, broken_label),
-    )
-against_eager = comparison.faster(
-    fixed_label, eager_label, subject="fixed compiled vs eager"
-)
-ratio = comparison.ratio(fixed_label, eager_label)
-if against_eager.unclear:
-    compperf.say(
-        "the fixed compiled version and eager mode cannot be told apart here: "
-        "it takes {ratio} of the time of eager mode",
-        ratio=ratio,
-    )
-elif against_eager.yes:
-    compperf.say(
-        "the fixed compiled version is faster than eager mode: it takes {ratio} "
-        "of its time",
-        ratio=ratio,
-    )
-else:
-    compperf.say(
-        "the fixed compiled version is not faster than eager mode: it takes "
-        "{ratio} of its time",
-        ratio=ratio,
-    )
+print(compperf.tr("break minus fix, medians: {t:time}", t=broken - fixed))
+break_costs = comparison.faster(fixed_label, broken_label)
+print(break_costs)
+against_eager = comparison.faster(fixed_label, eager_label)
+print(against_eager)
 
 # %%
 # The figure shows the three versions' times: each bar is the median of the
@@ -439,18 +359,17 @@ counters.clear()
 compiled = torch.compile(with_item, backend="eager")
 for factor in (1, 2, 3):
     compiled(factor * x)
-print(
-    compperf.tr(
-        "graphs for three factors: {n}", n=counters["stats"]["unique_graphs"]
-    )
-)
+graphs = counters["stats"]["unique_graphs"]
+print(compperf.tr("graphs for three factors: {n}", n=graphs))
 
 # 3. The log names the reason and points at `scale = y.abs().max().item()`.
 #    It goes to standard error, one long record per break; the cell keeps it
-#    and prints the two lines that answer: the reason and the line of code.
+#    and prints the two lines that answer: the reason, then the file, line
+#    number and code the log points at.
 import contextlib
 import io
 import linecache
+import os
 
 log = io.StringIO()
 torch.compiler.reset()
@@ -468,12 +387,6 @@ where = next(
 )
 file, line_number = where.rsplit(" ", 1)[1].rsplit(":", 1)
 reason = next(line for line in record[record.index(where) + 2 :] if line)
-print(compperf.tr("graph-break log, reason: {reason}", reason=reason))
-print(
-    compperf.tr(
-        "graph-break log, line {line} of {file}: {code}",
-        line=int(line_number),
-        file=os.path.basename(file),
-        code=linecache.getline(file, int(line_number)).strip(),
-    )
-)
+code = linecache.getline(file, int(line_number)).strip()
+print(compperf.tr("graph-break log, reason: {r}", r=reason))
+print(f"{os.path.basename(file)}:{line_number}: {code}")

@@ -37,6 +37,7 @@ import torch
 from torch._dynamo.utils import counters
 
 import compperf
+from compperf.i18n import parts, table
 
 device = compperf.try_gpu()
 print(compperf.environment(device))
@@ -132,7 +133,8 @@ def compiler_log(**artifacts):
 # the full guard tree of each new graph; the cell keeps the guards on the two
 # arguments. Look for ``TENSOR_MATCH`` (dtype, device, size and stride of
 # ``x``) and ``EQUALS_MATCH`` (the value of ``scale``, baked into the graph as
-# a constant).
+# a constant). The first line counts the graphs compiled; the guards follow,
+# one a line.
 
 
 def scaled(x, scale):
@@ -156,55 +158,37 @@ x4 = torch.randn(4, device=device)
 with compiler_log(guards=True) as messages:
     compiled(x4, 2.0)
 first_guards = argument_guards(messages)
-print(
-    compperf.tr(
-        "graphs compiled: {count}; guards on the arguments:", count=len(graphs)
-    )
-)
+print(compperf.tr("graphs compiled: {n}", n=len(graphs)))
 for line in first_guards:
     print(" ", line)
 
 # %%
 # What triggers a recompile
 # -------------------------
-# Now a series of calls, each changing one thing. The ``recompiles`` log says
-# which guard failed every time Dynamo compiles again; the table after it
-# counts the graphs from the recording backend call by call. Look at the two
-# shape changes: after the first one Dynamo recompiles with the size as a
-# symbol (*automatic dynamic shapes*), so the next new size needs no new
-# graph. A new value of ``scale`` does the same for the number.
+# Now a series of calls, each changing one thing, named by its arguments:
+# the same input again, a new shape (8), another shape (16), a new dtype
+# (float64), a new constant (3.0) and another one (4.0). The ``recompiles``
+# log says which guard failed every time Dynamo compiles again; the table
+# after it counts the graphs from the recording backend call by call. Look at
+# the two shape changes: after the first one Dynamo recompiles with the size
+# as a symbol (*automatic dynamic shapes*), so the next new size needs no new
+# graph. A new value of ``scale`` does the same for the number. The last line
+# counts the calls (the first one above included), the graphs, the recompiles
+# in the log, and the unique graphs in Dynamo's counter.
 
-calls = [
-    (compperf.tr("same input again"), torch.randn(4, device=device), 2.0),
-    (
-        compperf.tr("new shape ({size})", size=8),
-        torch.randn(8, device=device),
-        2.0,
-    ),
-    (
-        compperf.tr("another shape ({size})", size=16),
-        torch.randn(16, device=device),
-        2.0,
-    ),
-    (
-        compperf.tr("new dtype ({dtype})", dtype="float64"),
-        torch.randn(16, device=device, dtype=torch.float64),
-        2.0,
-    ),
-    (
-        compperf.tr("new constant (scale={scale})", scale=3.0),
-        torch.randn(16, device=device),
-        3.0,
-    ),
-    (
-        compperf.tr("another constant (scale={scale})", scale=4.0),
-        torch.randn(16, device=device),
-        4.0,
-    ),
-]
+x8 = torch.randn(8, device=device)
+x16 = torch.randn(16, device=device)
+calls = {
+    "x4, 2.0": (x4, 2.0),
+    "x8, 2.0": (x8, 2.0),
+    "x16, 2.0": (x16, 2.0),
+    "x16.double(), 2.0": (x16.double(), 2.0),
+    "x16, 3.0": (x16, 3.0),
+    "x16, 4.0": (x16, 4.0),
+}
 recompiled = {}
 with compiler_log(recompiles=True) as messages:
-    for change, x, scale in calls:
+    for change, (x, scale) in calls.items():
         before = len(graphs)
         torch.testing.assert_close(compiled(x, scale), scaled(x, scale))
         recompiled[change] = len(graphs) - before
@@ -217,33 +201,21 @@ for message in recompile_messages:
             break
         print(line.split("  #")[0].rstrip())
 print()
-print(
-    compperf.tr(
-        "{call:<30}{graphs}",
-        call=compperf.tr("call"),
-        graphs=compperf.tr("new graphs"),
-    )
-)
-for change, new in recompiled.items():
-    print(compperf.tr("{call:<30}{graphs}", call=change, graphs=new))
-print(
-    compperf.tr(
-        "{calls}, {graphs}, {recompiles} in the log; "
-        "Dynamo's counter of unique graphs: {unique}",
-        calls=compperf.tr_plural("{n} call", "{n} calls", len(calls) + 1),
-        graphs=compperf.tr_plural("{n} graph", "{n} graphs", len(graphs)),
-        recompiles=compperf.tr_plural(
-            "{n} recompile", "{n} recompiles", len(recompile_messages)
-        ),
-        unique=counters["stats"]["unique_graphs"],
-    )
-)
+with parts():
+    header = [compperf.tr("call"), compperf.tr("new graphs")]
+print(table(header, [(f"compiled({c})", n) for c, n in recompiled.items()]))
+n, g, r = len(calls) + 1, len(graphs), len(recompile_messages)
+u = counters["stats"]["unique_graphs"]
+print(compperf.tr("calls: {n}, graphs: {g}", n=n, g=g))
+print(compperf.tr("recompiles in the log: {r}, unique graphs: {u}", r=r, u=u))
 
 # %%
 # The same count as a figure: a bar is a call that compiled a new graph.
 
 fig, ax = plt.subplots(figsize=(7, 3), layout="constrained")
-ax.barh(list(recompiled), list(recompiled.values()))
+labels = [f"compiled({c})" for c in recompiled]
+ax.barh(labels, list(recompiled.values()))
+ax.set_yticks(range(len(labels)), labels, fontfamily="monospace")
 ax.invert_yaxis()
 ax.xaxis.get_major_locator().set_params(integer=True)
 ax.set_xlabel(compperf.tr("new graphs"))
@@ -262,8 +234,10 @@ plt.show()
 #   the code forces that dimension to a fixed value, Dynamo raises an error
 #   instead of quietly specializing it.
 #
-# ``dynamic=False`` goes the other way: a new graph for every new size. The
-# cell runs the same five batch sizes through each choice and counts graphs.
+# ``dynamic=False`` goes the other way: a new graph for every new size, and
+# ``dynamic=None``, the default, is the automatic way seen above. The cell
+# runs the same five batch sizes through each choice and counts graphs; the
+# last line names the choices that made the fewest.
 # Sizes 0 and 1 are special cases in PyTorch (they get graphs of their own),
 # so the sizes start at 2.
 
@@ -289,7 +263,7 @@ choices = {
     "dynamic=False": graphs_for_sizes(
         torch.compile(batch_sum, backend=recording_backend, dynamic=False)
     ),
-    compperf.tr("default (automatic)"): graphs_for_sizes(
+    "dynamic=None": graphs_for_sizes(
         torch.compile(batch_sum, backend=recording_backend)
     ),
     "dynamic=True": graphs_for_sizes(
@@ -299,24 +273,12 @@ choices = {
         torch.compile(batch_sum, backend=recording_backend), mark=True
     ),
 }
-print(compperf.tr("batch sizes {sizes}", sizes=SIZES))
+print(compperf.tr("batch sizes: {s}", s=SIZES))
 for choice, count in choices.items():
-    print(
-        compperf.tr(
-            "{choice:<22}{graphs}",
-            choice=choice,
-            graphs=compperf.tr_plural("{n} graph", "{n} graphs", count),
-        )
-    )
+    print(compperf.tr("{c}: graphs: {n}", c=choice, n=count))
 fewest = min(choices.values())
-print(
-    compperf.tr(
-        "fewest graphs: {choices}",
-        choices=", ".join(
-            c for c, count in choices.items() if count == fewest
-        ),
-    )
-)
+best = ", ".join(c for c, count in choices.items() if count == fewest)
+print(compperf.tr("fewest graphs: {c}", c=best))
 
 # %%
 # The difference between the two shows when the code needs a fixed size.
@@ -324,7 +286,9 @@ print(
 # ``mark_dynamic`` Dynamo stops with an error that names the marked dimension
 # and says what to do. ``dynamic=True`` only asks for sizes to be symbols
 # where possible: it compiles without a word and fixes the size to 4 in the
-# graph, as the shape of its input shows.
+# graph, as the shape of its input shows (a dash on the first line would mean
+# no error). The last line shows ``batch_sum`` under ``dynamic=True`` for
+# comparison, where both sizes stay symbols.
 
 
 def add_offsets(x):
@@ -356,34 +320,21 @@ with (
         )
     else:
         mark_dynamic_error = None
-print(
-    compperf.tr(
-        "mark_dynamic, code that fixes the size: {outcome}",
-        outcome=mark_dynamic_error or compperf.tr("no error"),
-    )
-)
+print(compperf.tr("mark_dynamic: {e}", e=mark_dynamic_error or "-"))
 fresh_start()
 torch.compile(add_offsets, backend=recording_backend, dynamic=True)(
     torch.randn(4, device=device)
 )
 dynamic_true_shapes = input_shapes(graphs[0])
-print(
-    compperf.tr(
-        "dynamic=True, same code: no error, graph input shape {shapes}",
-        shapes=", ".join(dynamic_true_shapes),
-    )
-)
+shapes = ", ".join(dynamic_true_shapes)
+print(compperf.tr("dynamic=True, graph input shape: {s}", s=shapes))
 fresh_start()
 torch.compile(batch_sum, backend=recording_backend, dynamic=True)(
     torch.randn(4, 8, device=device)
 )
 batch_sum_shapes = input_shapes(graphs[0])
-print(
-    compperf.tr(
-        "dynamic=True on batch_sum, for comparison: graph input shape {shapes}",
-        shapes=", ".join(batch_sum_shapes),
-    )
-)
+shapes = ", ".join(batch_sum_shapes)
+print(compperf.tr("batch_sum, graph input shape: {s}", s=shapes))
 
 # %%
 # The recompile limit
@@ -394,8 +345,10 @@ print(
 # length is a new graph, with no way to make it dynamic. The cell lowers the
 # limit to 4 to keep the page short and calls ``repeat`` with lengths 1 to 6.
 # Look at the warning Dynamo logs when it reaches the limit, and at what
-# happens to the calls after it: they still return the right result, but in
-# eager mode.
+# happens to the calls after it: they still return the right result
+# (``assert_close`` checks it), but in eager mode. The line after the
+# graph counts names the loop lengths whose call made no new graph and so
+# ran in eager mode (a dash where every call got a graph).
 
 
 def repeat(x, steps):
@@ -404,12 +357,8 @@ def repeat(x, steps):
     return x
 
 
-print(
-    compperf.tr(
-        "default recompile_limit: {limit}",
-        limit=torch._dynamo.config.recompile_limit,
-    )
-)
+limit = torch._dynamo.config.recompile_limit
+print(compperf.tr("default recompile_limit: {n}", n=limit))
 LIMIT = 4
 fresh_start()
 compiled_repeat = torch.compile(repeat, backend=recording_backend)
@@ -426,44 +375,21 @@ limit_warnings = [
     m.splitlines()[0] for m in messages if "recompile_limit" in m
 ]
 for warning in limit_warnings:
-    print(compperf.tr("logged: {warning}", warning=warning))
-print(
-    compperf.tr(
-        "graphs after each call: {counts}",
-        counts=", ".join(f"steps={s}: {n}" for s, n in graphs_after.items()),
-    )
-)
+    print(compperf.tr("logged: {w}", w=warning))
+counts = ", ".join(f"steps={s}: {n}" for s, n in graphs_after.items())
+print(compperf.tr("graphs after each call: {c}", c=counts))
 uncompiled = [
     steps
     for steps, count in graphs_after.items()
     if count == graphs_after.get(steps - 1)
 ]
-counts = {
-    "limit": LIMIT,
-    "graphs": compperf.tr_plural("{n} graph", "{n} graphs", len(graphs)),
-    "lengths": compperf.tr_plural(
-        "{n} loop length", "{n} loop lengths", len(graphs_after)
-    ),
-}
-if uncompiled:
-    compperf.say(
-        "with recompile_limit={limit}, Dynamo compiled {graphs} for {lengths}; "
-        "the calls with steps {steps} got no graph and ran in eager mode, "
-        "with correct results",
-        steps=", ".join(map(str, uncompiled)),
-        **counts,
-    )
-else:
-    compperf.say(
-        "with recompile_limit={limit}, Dynamo compiled {graphs} for {lengths}; "
-        "every call got a graph",
-        **counts,
-    )
+eager = ", ".join(map(str, uncompiled)) or "-"
+print(compperf.tr("no graph, ran in eager mode: steps {s}", s=eager))
 
 # %%
 # In production you often want a recompile to be loud instead. The public
 # ``torch.compiler.set_stance("fail_on_recompile")`` raises at the first
-# recompile, naming the guard that failed:
+# recompile, naming the guard that failed (a dash would mean it did not):
 
 fresh_start()
 compiled_repeat = torch.compile(repeat, backend=recording_backend)
@@ -477,12 +403,7 @@ except RuntimeError as error:
     )
 else:
     stance_error = None
-print(
-    compperf.tr(
-        "set_stance('fail_on_recompile'): {outcome}",
-        outcome=stance_error or compperf.tr("no error"),
-    )
-)
+print(compperf.tr("fail_on_recompile: {e}", e=stance_error or "-"))
 
 # %%
 # Summary
@@ -532,11 +453,8 @@ compiled(torch.randn(4), 2.0)
 torch.set_num_threads(2 if threads == 1 else 1)
 compiled(torch.randn(4), 2.0)
 torch.set_num_threads(threads)
-print(
-    compperf.tr(
-        "graphs, one thread count and then another: {n}", n=len(graphs)
-    )
-)
+n = len(graphs)
+print(compperf.tr("graphs, one thread count and then another: {n}", n=n))
 
 
 # 3. sin applied n times has no closed form, but many loops do: for

@@ -28,7 +28,6 @@ skips the compiled runs.
 # numbers below.
 
 import copy
-import math
 import warnings
 
 import matplotlib.pyplot as plt
@@ -78,7 +77,8 @@ warnings.filterwarnings("ignore", "TensorFloat32 tensor cores")
 # alternative kernels; ``coordinate_descent_tuning`` tunes the block sizes of
 # generated GPU kernels. Look at the ``max-autotune`` line: it turns on CUDA
 # graphs as well as tuning. ``max-autotune-no-cudagraphs`` tunes without them,
-# so that you can tell the two effects apart on a GPU.
+# so that you can tell the two effects apart on a GPU. Each line is a mode's
+# name and the settings it changes (``{}``: none).
 
 for mode in (
     "default",
@@ -86,14 +86,7 @@ for mode in (
     "max-autotune",
     "max-autotune-no-cudagraphs",
 ):
-    print(
-        compperf.tr(
-            "{mode:<28}{options}",
-            mode=mode,
-            options=torch._inductor.list_mode_options(mode)
-            or compperf.tr("no changes"),
-        )
-    )
+    print(mode, torch._inductor.list_mode_options(mode))
 
 # %%
 # Three modes on one network
@@ -114,7 +107,7 @@ for mode in (
 # compiler on a GPU), the cell says so and goes on without it.
 #
 # Each first call below compiles, and its time depends on Inductor's caches
-# on disk. The last column says whether Inductor found the compiled graph
+# on disk. The end of its line says whether Inductor found the compiled graph
 # there (a hit: a warm start, as in a rebuild of these pages) or generated
 # its code anew (a miss), from its own count of cache hits. A miss is not
 # always a cold compile: Inductor also keeps each compiled kernel, so a
@@ -141,7 +134,7 @@ expected = net(x)
 eager_label = compperf.tr("eager")
 compile_seconds, cudagraph_skips, modes = {}, {}, {eager_label: net}
 caches = {}  # mode -> whether its first call found Inductor's caches on disk
-comparisons = {}
+comparisons, names = {}, {}
 for mode in ("default", "reduce-overhead", "max-autotune"):
     torch.compiler.reset()
     counters.clear()
@@ -154,37 +147,22 @@ for mode in ("default", "reduce-overhead", "max-autotune"):
     except (
         torch._dynamo.exc.BackendCompilerFailed
     ) as error:  # for example, when no C or C++ compiler is installed
-        print(
-            compperf.tr(
-                "{mode}: cannot compile here ({error})",
-                mode=mode,
-                error=str(error).splitlines()[0],
-            )
-        )
+        reason = str(error).splitlines()[0]
+        print(compperf.tr("{m}: cannot compile here: {e}", m=mode, e=reason))
         continue
-    compile_seconds[mode] = timer.stop()
-    caches[mode] = cache.label
+    t = compile_seconds[mode] = timer.stop()
+    caches[mode] = c = cache.label
+    print(compperf.tr("{m} first call {t:time}, {c}", m=mode, t=t, c=c))
     torch.testing.assert_close(out, expected)
     cudagraph_skips[mode] = counters["inductor"]["cudagraph_skips"]
-    modes[mode] = compiled
+    name = names[mode] = f"`{mode}`"  # code: the same in every language
+    modes[name] = compiled
     comparisons[mode] = compperf.interleave(
-        {eager_label: lambda: net(x), mode: lambda c=compiled: c(x)},
+        {eager_label: lambda: net(x), name: lambda c=compiled: c(x)},
         device=device,
         budget=BUDGET,
         warmup=2,
     )
-for mode, seconds in compile_seconds.items():
-    print(
-        compperf.tr(
-            "{mode:<16}first call {seconds:6.2f} s, CUDA graphs skipped: "
-            "{skips}, {cache}",
-            mode=mode,
-            seconds=seconds,
-            skips=cudagraph_skips[mode],
-            cache=caches[mode],
-        )
-    )
-
 # %%
 # The cell below reads the counters. On a GPU, ``reduce-overhead`` records the
 # network as a CUDA graph and replays it on later calls, unless something
@@ -194,30 +172,12 @@ for mode, seconds in compile_seconds.items():
 # the parts it captures replay. A zero therefore means "nothing skipped
 # whole", not "everything replays"; a profile (see the asynchronous
 # chapter's profiler page) shows what ran outside. On a CPU there are no CUDA
-# graphs: Inductor skips them, and the mode runs the same generated code as
-# ``default``.
+# graphs: Inductor skips them (the count of ``reduce-overhead`` is then at
+# least 1), and the mode runs the same generated code as ``default``. Each
+# line below is one mode's count of skipped CUDA graphs.
 
-if "reduce-overhead" in cudagraph_skips:
-    if device.type == "cuda" and cudagraph_skips["reduce-overhead"] == 0:
-        compperf.say(
-            "reduce-overhead: no CUDA-graph skip counted on this GPU; with "
-            "graph partitioning, work outside the graphs is not counted"
-        )
-    elif device.type == "cuda":
-        compperf.say(
-            "reduce-overhead: Inductor skipped CUDA graphs for this network here"
-        )
-    else:
-        compperf.say(
-            compperf.tr_plural(
-                "reduce-overhead on {device}: no CUDA graphs (skipped {n} time), "
-                "so it falls back to the code of the default mode",
-                "reduce-overhead on {device}: no CUDA graphs (skipped {n} times), "
-                "so it falls back to the code of the default mode",
-                cudagraph_skips["reduce-overhead"],
-                device=device.type,
-            )
-        )
+for mode, skips in cudagraph_skips.items():
+    print(compperf.tr("{m}: CUDA graphs skipped: {n}", m=mode, n=skips))
 
 # %%
 # Time per call for each mode: each mode ran in interleaved rounds with eager
@@ -226,49 +186,26 @@ if "reduce-overhead" in cudagraph_skips:
 # round, not one of them. Each table holds one mode and the eager mode of its
 # rounds; ``vs first`` is the mode's time relative to eager mode. The eager
 # rows of the three tables time the same call at three moments; each mode is
-# judged against its own. The sentence under each table comes from
-# ``Comparison.faster``: faster when the whole 95 % interval of the ratio lies
-# below 1/1.05, not faster when it lies at or above it, unclear otherwise.
+# judged against its own. The verdict under each table comes from
+# ``Comparison.faster``, from the 95 % interval of the ratio of the mode's
+# time to eager mode's, against the threshold 1/1.05: *yes*, the mode is
+# faster than eager mode, when the whole interval lies below it; *no*, it is
+# not faster, when the interval lies at or above it; *unclear* when the
+# interval reaches across, and this run cannot tell the two apart. The line
+# after it says how quiet the machine was during the rounds.
 
 for mode, comparison in comparisons.items():
-    print(
-        compperf.compare(
-            list(comparison.measurements.values()),
-            title=compperf.tr(
-                "784-256-256-10 perceptron, batch {batch}, on {device}",
-                batch=len(x),
-                device=device,
-            ),
-        )
-    )
-    verdict = comparison.faster(mode, eager_label, subject=f"{mode} vs eager")
-    ratio = comparison.ratio(mode, eager_label)
-    if verdict.unclear:
-        compperf.say(
-            "{mode}: cannot be told apart from eager mode, at {ratio} of its time",
-            mode=mode,
-            ratio=ratio,
-        )
-    elif verdict.yes:
-        compperf.say(
-            "{mode}: faster than eager mode, at {ratio} of its time",
-            mode=mode,
-            ratio=ratio,
-        )
-    else:
-        compperf.say(
-            "{mode}: not faster than eager mode, at {ratio} of its time",
-            mode=mode,
-            ratio=ratio,
-        )
-    print(compperf.tr("machine: {state}", state=comparison.disturbance))
+    print(compperf.compare(list(comparison.measurements.values())))
+    print(comparison.faster(names[mode], eager_label))
+    print(comparison.disturbance)
 
 # %%
 # The figure puts the three modes side by side: each point is a mode's time
-# relative to eager mode, with the 95 % interval of the ratio; left of the
-# dashed line at 1 the mode is faster.
+# relative to eager mode, with the 95 % interval of the ratio. Left of the
+# dashed line at 1 the mode took less time than eager mode; the verdicts
+# above say whether the whole interval lies far enough to the left.
 
-ratios = [c.ratio(mode, eager_label) for mode, c in comparisons.items()]
+ratios = [c.ratio(names[m], eager_label) for m, c in comparisons.items()]
 fig, ax = plt.subplots(figsize=(7, 2.6), layout="constrained")
 ax.errorbar(
     [r.estimate for r in ratios],
@@ -337,7 +274,11 @@ batches = [
 # %%
 # The first compiled steps compile; the cell times the first two separately,
 # then runs the remaining steps and compares the losses of the two copies.
-# They should agree up to rounding: compiled code may sum in another order.
+# They should agree up to rounding (compiled code may sum in another order):
+# ``assert_close`` stops the page if any step's losses differ by more. The
+# lines give the times of the first two compiled steps, the graphs Dynamo
+# compiled for the step, each graph-break reason with how often Dynamo met
+# it, and the last step's loss of both copies.
 
 torch.compiler.reset()
 counters.clear()
@@ -353,10 +294,8 @@ try:
 except (
     torch._dynamo.exc.BackendCompilerFailed
 ) as error:  # for example, when no C or C++ compiler is installed
-    compperf.say(
-        "the training step cannot compile here ({error})",
-        error=str(error).splitlines()[0],
-    )
+    reason = str(error).splitlines()[0]
+    print(compperf.tr("the training step cannot compile here: {e}", e=reason))
     compiled_step = None
 else:
     torch.testing.assert_close(
@@ -365,44 +304,22 @@ else:
         rtol=1e-3,
         atol=1e-4,
     )
-    training_graphs = counters["stats"]["unique_graphs"]
-    print(
-        compperf.tr(
-            "first compiled step {first:.2f} s, second {second:.2f} s; "
-            "Dynamo compiled {graphs} for the step",
-            first=first_steps[0],
-            second=first_steps[1],
-            graphs=compperf.tr_plural(
-                "{n} graph", "{n} graphs", training_graphs
-            ),
-        )
-    )
+    for i, t in enumerate(first_steps, start=1):
+        print(compperf.tr("compiled step {i}: {t:time}", i=i, t=t))
+    n = training_graphs = counters["stats"]["unique_graphs"]
+    print(compperf.tr("graphs Dynamo compiled for the step: {n}", n=n))
     for reason, count in counters["graph_break"].items():
-        print(
-            compperf.tr_plural(
-                "graph break x{n}: {reason}",
-                "graph break x{n}: {reason}",
-                count,
-                reason=reason.splitlines()[0],
-            )
-        )
-    print(
-        compperf.tr_plural(
-            "loss after {n} step: eager {eager:.4f}, compiled {compiled:.4f} "
-            "(same within rounding)",
-            "loss after {n} steps: eager {eager:.4f}, compiled {compiled:.4f} "
-            "(same within rounding)",
-            STEPS,
-            eager=eager_losses[-1],
-            compiled=compiled_losses[-1],
-        )
-    )
+        r = reason.splitlines()[0]
+        print(compperf.tr("graph break x{n}: {r}", n=count, r=r))
+    e, c = eager_losses[-1], compiled_losses[-1]
+    print(compperf.tr("last loss: eager {e:.4f}, compiled {c:.4f}", e=e, c=c))
 
 # %%
 # Time per step
 # -------------
 # Both steps keep training their copy while they are timed; each call does the
-# full step on the same batch.
+# full step on the same batch. The line under the table says how quiet the
+# machine was.
 
 eager_step_label = compperf.tr("eager step")
 compiled_step_label = compperf.tr("compiled step")
@@ -417,17 +334,8 @@ if compiled_step is not None:
         budget=BUDGET,
     )
     step_timings = list(step_comparison.measurements.values())
-    print(
-        compperf.compare(
-            step_timings,
-            title=compperf.tr(
-                "one SGD step, batch {batch}, on {device}",
-                batch=len(inputs),
-                device=device,
-            ),
-        )
-    )
-    print(compperf.tr("machine: {state}", state=step_comparison.disturbance))
+    print(compperf.compare(step_timings))
+    print(step_comparison.disturbance)
 
 # %%
 # When does compiling the step pay?
@@ -435,54 +343,28 @@ if compiled_step is not None:
 # Compiling costs the extra time of the first steps; each later step saves
 # (or loses) the difference in time per step. ``Comparison.pays_back`` works
 # out after how many steps the saving covers the compile time, from the
-# interval of the ratio of the two steps' times: a number of steps when the
-# compiled step is faster by more than 5 %, "never" when it is not, and
-# "unclear" when this run cannot tell.
+# interval of the ratio of the two steps' times. The first two lines give the
+# compile cost (the first two compiled steps beyond two ordinary ones) and
+# the median time per step of each copy. The verdict's line follows: *yes*
+# when the compiled step is faster by more than 5 %; its measured value is
+# then the number of steps after which compiling has paid back, with the
+# interval of that number. *No* when the compiled step is not faster here:
+# compiling never pays back; *unclear* when this run cannot tell the two
+# steps apart, so there is no payback to compute. With *no* and *unclear*
+# the interval is that of the ratio of the times, against the threshold
+# 1/1.05.
 
 if compiled_step is not None:
     eager_per_step, compiled_per_step = (m.median for m in step_timings)
     compile_cost = max(0.0, sum(first_steps) - 2 * compiled_per_step)
     payback = step_comparison.pays_back(
-        compiled_step_label,
-        eager_step_label,
-        compile_cost,
-        subject="compiled training step vs eager",
+        compiled_step_label, eager_step_label, compile_cost
     )
-    print(
-        compperf.tr(
-            "compile cost {cost:.2f} s; per step: eager {eager}, compiled {compiled}",
-            cost=compile_cost,
-            eager=compperf.format_time(eager_per_step),
-            compiled=compperf.format_time(compiled_per_step),
-        )
-    )
-    if payback.yes:
-        compperf.say(
-            compperf.tr_plural(
-                "the compiled step is faster, at {ratio} of the time of the "
-                "eager step; it pays back its compile time after about {n:,} "
-                "step",
-                "the compiled step is faster, at {ratio} of the time of the "
-                "eager step; it pays back its compile time after about {n:,} "
-                "steps",
-                math.ceil(payback.value),
-                ratio=step_comparison.ratio(
-                    compiled_step_label, eager_step_label
-                ),
-            )
-        )
-    elif payback.no:
-        compperf.say(
-            "the compiled step is not faster than eager mode here, at {ratio} "
-            "of its time: compiling never pays back",
-            ratio=step_comparison.ratio(compiled_step_label, eager_step_label),
-        )
-    else:
-        compperf.say(
-            "this run cannot tell the two steps apart, at {ratio} of the time "
-            "of the eager step: no payback to compute",
-            ratio=step_comparison.ratio(compiled_step_label, eager_step_label),
-        )
+    print(compperf.tr("compile cost: {t:time}", t=compile_cost))
+    e, c = eager_per_step, compiled_per_step
+    print(compperf.tr("per step: eager {e:time}, compiled {c:time}", e=e, c=c))
+    print(payback)
+
 # %%
 # Summary
 # -------
@@ -530,17 +412,12 @@ model = get_net().to(device)
 step = torch.compile(make_step(model, torch.optim.Adam(model.parameters())))
 timer = compperf.Timer()
 step(*batches[0])
-print(
-    compperf.tr(
-        "first step with Adam (compiles): {seconds:.2f} s",
-        seconds=timer.stop(),
-    )
-)
+t = timer.stop()
+print(compperf.tr("first step with Adam (compiles): {t:time}", t=t))
 for inputs, targets in batches[1:3]:
     step(inputs, targets)
-print(
-    compperf.tr("graphs compiled: {n}", n=counters["stats"]["unique_graphs"])
-)
+n = counters["stats"]["unique_graphs"]
+print(compperf.tr("graphs compiled: {n}", n=n))
 
 # 3. The model alone: forward and backward compiled, optimizer eager.
 model = get_net().to(device)
@@ -549,11 +426,7 @@ step = make_step(
 )
 timer = compperf.Timer()
 step(*batches[0])
-print(
-    compperf.tr(
-        "first step, model compiled (compiles): {seconds:.2f} s",
-        seconds=timer.stop(),
-    )
-)
+t = timer.stop()
+print(compperf.tr("first step, model compiled (compiles): {t:time}", t=t))
 print(compperf.measure(step, *batches[0], device=device))
 torch.set_num_threads(threads_before)  # The page is done: give it back.

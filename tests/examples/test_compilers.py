@@ -532,16 +532,17 @@ def cnn() -> Run:
 
 
 def test_cnn_versions_agree_with_eager(cnn: Run) -> None:
-    assert "all versions agree with eager mode at every batch size:" in cnn.stdout
-    for versions in cnn.probe["variants"].values():
+    for name, versions in cnn.probe["variants"].items():
         assert versions[:3] == ["eager", "torch.jit.script", "torch.export"]
+        # Printed only once assert_close has passed for every version.
+        assert f"{name}: {', '.join(versions)}" in cnn.stdout
     assert set(cnn.probe["variants"]) == {"MLP", "LeNet"}
     assert "script_method" not in cnn.stdout
 
 
 def test_cnn_process_setup_comes_first(cnn: Run) -> None:
     stdout = cnn.stdout
-    assert stdout.index("exporting a one-layer model first took") < stdout.index(
+    assert stdout.index("first export, a one-layer model: ") < stdout.index(
         "one-off cost (first call or conversion)"
     )
 
@@ -558,19 +559,19 @@ def test_cnn_measurements_and_sizes(cnn: Run) -> None:
     assert cnn.probe["figures"] == 1
 
 
-def test_cnn_cells_follow_the_verdicts(cnn: Run) -> None:
-    words = {"yes": "faster", "no": "not faster", "unclear": "unclear"}
+def test_cnn_verdicts_and_ratios_follow_the_rounds(cnn: Run) -> None:
+    prose = " ".join(cnn.stdout.split())  # verdict lines are folded at 70 columns
     for key, outcome in cnn.probe["faster"].items():
         model, size, version = key.split(" ", 2)
+        assert f"faster ({model} {version}, batch {size}): {outcome}" in prose, key
         rows = [
             line for line in cnn.stdout.splitlines() if line.startswith(f"batch {size}, {version} ")
         ]
         assert len(rows) == 1, key
-        cells = re.findall(r"\d+\.\d+× (not faster|faster|unclear)", rows[0])
+        cells = re.findall(r"\d+\.\d+×", rows[0])
         assert len(cells) == 2, rows[0]
-        assert cells[0 if model == "MLP" else 1] == words[outcome], (key, rows[0])
 
 
 def test_weight_reuse_answer(cnn: Run) -> None:
     assert cnn.probe["positions"] == 28 * 28
-    assert "first convolution is used 784 times per image" in cnn.stdout
+    assert "uses per weight, LeNet's first convolution: 784" in cnn.stdout
