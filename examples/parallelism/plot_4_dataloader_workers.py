@@ -221,6 +221,8 @@ down = [(m.median - m.quartiles[0]) * 1e3 for m in timed]
 up = [(m.quartiles[1] - m.median) * 1e3 for m in timed]
 fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
 ax.bar(names, medians, yerr=[down, up], capsize=4, color="C0")
+# the loaders' settings are code
+ax.tick_params(axis="x", labelfontfamily="monospace")
 compute_ms = batches * products * one_product.median * 1e3
 ax.axhline(
     load_seconds * 1e3 + compute_ms,
