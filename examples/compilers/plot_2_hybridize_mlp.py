@@ -368,8 +368,8 @@ plt.show()
 # the compilation has paid for itself, with its interval. It is *no* when the
 # whole interval of the ratio lies at or above 1/1.05, the version is not
 # faster per call, and it never pays back; the line then gives that interval.
-# It is *unclear* when the interval reaches across that line: this run
-# cannot tell (the line also says when the machine was disturbed). At batch
+# It is *unclear* when the interval reaches across that line, or when the
+# machine was disturbed (the line says so): this run cannot tell. At batch
 # size 1, one forward pass is little work: the fixed cost of each call
 # (Python, the guards that check a compiled graph still applies, kernel
 # launches) can outweigh what compiling saves. The next example measures how
