@@ -333,7 +333,12 @@ ax.yaxis.set_major_formatter(
 ax.yaxis.set_minor_formatter(ticker.NullFormatter())
 ax.set_ylabel(compperf.tr("speed-up over eager mode"))
 ax.set_title(compperf.tr("Compiled versions against eager mode"))
-fig.legend(loc="outside upper center", ncols=len(names), fontsize=8)
+# The versions' names are code: monospace, as the other languages keep them.
+fig.legend(
+    loc="outside upper center",
+    ncols=len(names),
+    prop={"family": "monospace", "size": 8},
+)
 plt.show()
 
 # %%
