@@ -73,6 +73,7 @@ class Visit:
     snippets: list[interface.Snippet] = field(default_factory=list)  # interface text (desktop)
     blocks: int = 0  # code and output blocks (desktop)
     contrast: list[str] = field(default_factory=list)  # low-contrast text (desktop)
+    height: int = 0  # the page's height in CSS pixels, answers folded (desktop)
     overflow: dict | None = None  # OVERFLOW_JS's result (phone)
     screenshot: Path | None = None
 
@@ -133,6 +134,7 @@ class Visits:
                     visit.blocks = page.locator(contrast.TEXT_BLOCKS).count()
                     visit.contrast = contrast.low_contrast_text(page)
                     visit.snippets = interface.collect(page, f"{language}/{path}")
+                    visit.height = page.evaluate("document.documentElement.scrollHeight")
                 else:
                     visit.overflow = page.evaluate(OVERFLOW_JS)
                 target = shot(path)
