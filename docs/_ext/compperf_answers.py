@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 
+import compperf_folding
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
@@ -34,21 +35,10 @@ def _visit_html(self, node: answers) -> None:
     self.body.append(f'<details class="compperf-answers"><summary>{summary}</summary>\n')
 
 
-def _depart_html(self, node: answers) -> None:
-    self.body.append("</details>\n")
-
-
-def _pass(self, node: answers) -> None:
-    pass
-
-
 def _is_footer(node: nodes.Node) -> bool:
     if isinstance(node, (nodes.target, addnodes.only)):
         return True
     classes = node.get("classes", []) if isinstance(node, nodes.Element) else []
-    inner = node.children[0] if isinstance(node, nodes.block_quote) and node.children else None
-    if inner is not None and isinstance(inner, nodes.Element):
-        classes = [*classes, *inner.get("classes", [])]
     return any(name.startswith(_FOOTER_CLASSES) for name in classes)
 
 
@@ -75,13 +65,6 @@ def fold(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, object]:
-    app.add_node(
-        answers,
-        html=(_visit_html, _depart_html),
-        latex=(_pass, _pass),
-        text=(_pass, _pass),
-        man=(_pass, _pass),
-        texinfo=(_pass, _pass),
-    )
+    compperf_folding.add_details_node(app, answers, _visit_html)
     app.connect("doctree-resolved", fold)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

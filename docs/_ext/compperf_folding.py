@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -98,11 +99,11 @@ def _visit_html(self, node: device_only) -> None:
     )
 
 
-def _depart_html(self, node: device_only) -> None:
+def _depart_html(self, node: nodes.Element) -> None:
     self.body.append("</details>\n")
 
 
-def _pass(self, node: device_only) -> None:
+def _pass(self, node: nodes.Element) -> None:
     pass
 
 
@@ -212,14 +213,13 @@ def _chapter_note(app: Sphinx, doctree: nodes.document, srcdir: Path, chapter: s
         _note(app, doctree, None)
 
 
+def add_details_node(app: Sphinx, node: type[nodes.Element], visit: Callable) -> None:
+    """Register ``node``: ``<details>`` in HTML (``visit`` opens it), its content elsewhere."""
+    others = {name: (_pass, _pass) for name in ("latex", "text", "man", "texinfo")}
+    app.add_node(node, html=(visit, _depart_html), **others)
+
+
 def setup(app: Sphinx) -> dict[str, object]:
-    app.add_node(
-        device_only,
-        html=(_visit_html, _depart_html),
-        latex=(_pass, _pass),
-        text=(_pass, _pass),
-        man=(_pass, _pass),
-        texinfo=(_pass, _pass),
-    )
+    add_details_node(app, device_only, _visit_html)
     app.connect("doctree-resolved", fold)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
