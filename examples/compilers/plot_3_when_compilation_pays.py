@@ -362,11 +362,12 @@ plt.show()
 # ``torch/_inductor/fx_passes/post_grad.py``). Either way the MLP runs five
 # kernels: a default-mode gain on a GPU comes from the leaner host path, not
 # from fewer launches. This page measures the default mode only. Launches
-# disappear only with ``mode="reduce-overhead"`` (pages 2 and 9 of this
-# chapter use it): it replays a CUDA graph instead of launching the kernels
-# one by one. CUDA graphs record one graph per distinct input shape, so
-# ``dynamic=True`` does not give one CUDA graph for all batch sizes: each new
-# size records its own.
+# disappear only with ``mode="reduce-overhead"``
+# (:doc:`/auto_examples/compilers/plot_2b_cost_per_call` and
+# :doc:`/auto_examples/compilers/plot_9_modes_training` use it): it replays a
+# CUDA graph instead of launching the kernels one by one. CUDA graphs record
+# one graph per distinct input shape, so ``dynamic=True`` does not give one
+# CUDA graph for all batch sizes: each new size records its own.
 #
 # Summary
 # -------
@@ -419,8 +420,9 @@ for setting, count in graph_counts.items():
 # kernel, so a leaner host path pays from smaller batch sizes on; fusion does
 # not reduce this MLP's kernel count (five either way, see above). On a CPU
 # there is no launch to save. This page measured the default mode;
-# ``mode="reduce-overhead"`` (pages 2 and 9) removes the launches themselves
-# by replaying a CUDA graph, recorded once for each batch size it sees.
+# ``mode="reduce-overhead"`` (the two pages named above) removes the launches
+# themselves by replaying a CUDA graph, recorded once for each batch size it
+# sees.
 #
 # **3.** With one thread the matrix products take longer while the fixed cost
 # of a call stays the same, so each version's time grows most at large batch

@@ -23,6 +23,8 @@ PAGES = (
     "plot_4_serialization.py",
     "plot_5_cnn_exercise.py",
 )
+# Page 2's second part, which times the versions that page 2 builds.
+COST_PAGE = "plot_2b_cost_per_call.py"
 
 
 def _has_cxx() -> bool:
@@ -32,12 +34,13 @@ def _has_cxx() -> bool:
 def test_every_page_of_this_file_is_in_the_chapter() -> None:
     names = [path.name for path in examples("compilers")]
     assert set(PAGES) <= set(names)
-    assert names[: len(PAGES)] == list(PAGES), "gallery order starts with these pages"
+    order = [*PAGES[:2], COST_PAGE, *PAGES[2:]]
+    assert names[: len(order)] == order, "gallery order starts with these pages"
     header = (CHAPTER / "GALLERY_HEADER.rst").read_text(encoding="utf-8")
     assert header.startswith("Compilers and interpreters\n")
 
 
-@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("name", [*PAGES, COST_PAGE])
 def test_page_says_what_to_install(name: str) -> None:
     source = (CHAPTER / name).read_text(encoding="utf-8")
     docstring = source.split('"""')[1]
@@ -48,6 +51,7 @@ def test_page_says_what_to_install(name: str) -> None:
 # The pages whose models Inductor compiles (pages 1, 4, 6 and 8 generate no code).
 INDUCTOR_PAGES = (
     "plot_2_hybridize_mlp.py",
+    COST_PAGE,
     "plot_3_when_compilation_pays.py",
     "plot_5_cnn_exercise.py",
     "plot_7_graph_breaks.py",
@@ -199,13 +203,8 @@ def test_without_the_graphviz_package_the_page_goes_on(tmp_path: Path) -> None:
 # --- Hybridizing the MLP ---------------------------------------------------------------
 
 _HYBRID_PROBE = """{
-    "versions": list(versions),
-    "medians": [m.median for m in timings],
-    "iqrs": [m.iqr for m in timings],
-    "errors": errors,
-    "payback": {
-        name: comparison.pays_back(name, eager, cost).outcome for name, cost in one_off.items()
-    },
+    "costs": costs,
+    "bars": [len(ax.patches) for ax in plt.gcf().axes],
     "device": str(device),
     "exported_ops": [str(n.target) for n in exported.graph.nodes if n.op == "call_function"],
     "launches": launches(generated) if compiled is not None else None,
@@ -219,36 +218,72 @@ def hybridize() -> Run:
     return shared_run(CHAPTER / PAGES[1], _HYBRID_PROBE).check()
 
 
-def test_torchscript_deprecation_is_shown(hybridize: Run) -> None:
-    assert "DeprecationWarning caught: `torch.jit.script` is deprecated" in hybridize.stdout
-    # PyTorch's own import-time warning is hidden on purpose, alone as in gallery order.
-    assert "script_method" not in hybridize.stdout
+_COST_PROBE = """{
+    "versions": list(versions),
+    "medians": [m.median for m in timings],
+    "iqrs": [m.iqr for m in timings],
+    "errors": errors,
+    "payback": {
+        name: comparison.pays_back(name, eager, cost).outcome for name, cost in one_off.items()
+    },
+    "device": str(device),
+}"""
+
+
+@pytest.fixture(scope="module")
+def cost_per_call() -> Run:
+    return shared_run(CHAPTER / COST_PAGE, _COST_PROBE).check()
+
+
+def test_torchscript_deprecation_is_shown(hybridize: Run, cost_per_call: Run) -> None:
+    for run in (hybridize, cost_per_call):
+        assert "DeprecationWarning caught: `torch.jit.script` is deprecated" in run.stdout
+        # PyTorch's own import-time warning is hidden on purpose, alone as in gallery order.
+        assert "script_method" not in run.stdout
 
 
 def test_every_version_matches_eager() -> None:
     # Each version's output is checked with assert_close, which raises (the run fails)
-    # when it differs: the page goes on only with matching outputs.
-    source = (CHAPTER / PAGES[1]).read_text(encoding="utf-8")
-    for output in ("scripted(x)", "compiled_output", "output.clone()", "exported_module(x)"):
-        assert f"torch.testing.assert_close({output}, reference)" in source
+    # when it differs: the pages go on only with matching outputs.
+    for name, outputs in (
+        (PAGES[1], ("scripted(x)", "compiled_output", "exported_module(x)")),
+        (COST_PAGE, ("scripted(x)", "compiled_output", "output.clone()", "exported_module(x)")),
+    ):
+        source = (CHAPTER / name).read_text(encoding="utf-8")
+        for output in outputs:
+            assert f"torch.testing.assert_close({output}, reference)" in source, name
 
 
-def test_every_version_is_timed(hybridize: Run) -> None:
+def test_compile_costs_are_drawn(hybridize: Run) -> None:
+    costs = hybridize.probe["costs"]
+    expected = ["torch.jit.script", "torch.compile", "torch.export"]
+    assert list(costs) == (expected if _has_cxx() else expected[::2])
+    assert all(seconds > 0 for seconds in costs.values())
+    assert hybridize.probe["bars"] == [len(costs)], "one bar per version, on one plot"
+
+
+def test_every_version_is_timed(cost_per_call: Run) -> None:
     if _has_cxx():
-        assert "torch.compile" in hybridize.probe["versions"]
-    assert hybridize.probe["versions"][:2] == ["eager", "torch.jit.script"]
+        assert "torch.compile" in cost_per_call.probe["versions"]
+    assert cost_per_call.probe["versions"][:2] == ["eager", "torch.jit.script"]
 
 
-def test_process_setup_is_timed_apart_from_the_model(hybridize: Run) -> None:
+def test_process_setup_is_timed_apart_from_the_model(hybridize: Run, cost_per_call: Run) -> None:
     if not _has_cxx():
         pytest.skip("torch.compile does not work on this machine")
     stdout = hybridize.stdout
     assert stdout.index("one-line function compiled: ") < stdout.index("torch.compile, first call:")
     # Whether that first call found the graph in Inductor's caches (a warm start) or not.
     # One graph: compperf.inductor_cache() says hit or miss, exactly one of them.
-    hit = "cache hit: Inductor loaded compiled code from its caches" in stdout
-    miss = "cache miss: Inductor generated the code of its graphs anew" in stdout
-    assert hit != miss
+    for run in (hybridize, cost_per_call):
+        hit = "cache hit: Inductor loaded compiled code from its caches" in run.stdout
+        miss = "cache miss: Inductor generated the code of its graphs anew" in run.stdout
+        assert hit != miss
+    # The second part pays the process set-up on a one-line function too, before the model.
+    source = (CHAPTER / COST_PAGE).read_text(encoding="utf-8")
+    assert source.index("torch.compile(lambda t: t + 1)") < source.index(
+        "once(lambda: compiled(x))"
+    )
 
 
 def test_inductor_code_is_listed(hybridize: Run) -> None:
@@ -274,25 +309,25 @@ def test_exported_graph_is_three_linear_and_two_relu(hybridize: Run) -> None:
     assert hybridize.probe["exported_ops"] == [linear, relu, linear, relu, linear]
 
 
-def test_timings_use_the_pytorch_timer_then_compperf(hybridize: Run) -> None:
-    assert all(median > 0 for median in hybridize.probe["medians"])
-    assert all(iqr >= 0 for iqr in hybridize.probe["iqrs"])
-    stdout = hybridize.stdout
+def test_timings_use_the_pytorch_timer_then_compperf(cost_per_call: Run) -> None:
+    assert all(median > 0 for median in cost_per_call.probe["medians"])
+    assert all(iqr >= 0 for iqr in cost_per_call.probe["iqrs"])
+    stdout = cost_per_call.stdout
     assert stdout.index("Timer: median ") < stdout.index("vs first")
 
 
-def test_error_bars_are_quartiles_and_never_below_zero(hybridize: Run) -> None:
-    lower, upper = hybridize.probe["errors"]
+def test_error_bars_are_quartiles_and_never_below_zero(cost_per_call: Run) -> None:
+    lower, upper = cost_per_call.probe["errors"]
     assert all(e >= 0 for e in lower + upper)
-    for median, below in zip(hybridize.probe["medians"], lower, strict=True):
+    for median, below in zip(cost_per_call.probe["medians"], lower, strict=True):
         assert median * 1e6 - below >= 0, "a whisker reaches below zero"
 
 
-def test_each_payback_line_follows_its_verdict(hybridize: Run) -> None:
+def test_each_payback_line_follows_its_verdict(cost_per_call: Run) -> None:
     # print(verdict): one line per version, its outcome the one compperf decided.
-    prose = " ".join(hybridize.stdout.split())
-    assert set(hybridize.probe["payback"]) >= {"torch.jit.script", "torch.export"}
-    for name, outcome in hybridize.probe["payback"].items():
+    prose = " ".join(cost_per_call.stdout.split())
+    assert set(cost_per_call.probe["payback"]) >= {"torch.jit.script", "torch.export"}
+    for name, outcome in cost_per_call.probe["payback"].items():
         line = f"pays back ({name} vs eager): "
         assert prose.count(line) == 1, name
         assert line + outcome in prose, (name, outcome)
@@ -302,16 +337,16 @@ def test_each_payback_line_follows_its_verdict(hybridize: Run) -> None:
         ), (name, outcome)
 
 
-def test_reduce_overhead_explained_without_cuda(hybridize: Run) -> None:
-    if hybridize.probe["device"].startswith("cuda"):
+def test_reduce_overhead_explained_without_cuda(cost_per_call: Run) -> None:
+    if cost_per_call.probe["device"].startswith("cuda"):
         for call in (1, 2, 3):
-            assert f"CUDA graph call {call}:" in hybridize.stdout
-        assert "reduce-overhead" in hybridize.probe["versions"]
+            assert f"CUDA graph call {call}:" in cost_per_call.stdout
+        assert "reduce-overhead" in cost_per_call.probe["versions"]
     else:
-        assert f"mode='reduce-overhead' skipped on {hybridize.probe['device']}" in (
-            hybridize.stdout
+        assert f"mode='reduce-overhead' skipped on {cost_per_call.probe['device']}" in (
+            cost_per_call.stdout
         )
-        assert "CUDA graph call" not in hybridize.stdout
+        assert "CUDA graph call" not in cost_per_call.stdout
 
 
 def test_graph_break_answer(hybridize: Run) -> None:
@@ -323,13 +358,24 @@ def test_without_a_cxx_compiler_the_page_degrades(tmp_path: Path) -> None:
     # A fresh TMPDIR means a cold inductor cache, so Inductor must call the compiler.
     run = run_alone(
         CHAPTER / PAGES[1],
-        "list(versions)",
+        "list(costs)",
         CXX=str(tmp_path / "no-such-g++"),
         TMPDIR=str(tmp_path),
     ).check()
     # Inductor's error (a BackendCompilerFailed), then its first line.
     assert "torch.compile failed: InductorError" in run.stdout
     assert "No working C++ compiler" in run.stdout
+    assert run.probe == ["torch.jit.script", "torch.export"]
+
+
+def test_without_a_cxx_compiler_the_timing_page_degrades(tmp_path: Path) -> None:
+    run = run_alone(
+        CHAPTER / COST_PAGE,
+        "list(versions)",
+        CXX=str(tmp_path / "no-such-g++"),
+        TMPDIR=str(tmp_path),
+    ).check()
+    assert "torch.compile failed: InductorError" in run.stdout
     assert "mode='reduce-overhead' skipped on " in run.stdout
     assert run.probe == ["eager", "torch.jit.script", "torch.export"]
 
