@@ -22,6 +22,7 @@ PAGES = (
     "plot_3_when_compilation_pays.py",
     "plot_4_serialization.py",
     "plot_5_cnn_exercise.py",
+    "plot_5b_cnn_speed.py",
 )
 # Page 2's second part, which times the versions that page 2 builds.
 COST_PAGE = "plot_2b_cost_per_call.py"
@@ -54,6 +55,7 @@ INDUCTOR_PAGES = (
     COST_PAGE,
     "plot_3_when_compilation_pays.py",
     "plot_5_cnn_exercise.py",
+    "plot_5b_cnn_speed.py",
     "plot_7_graph_breaks.py",
     "plot_9_modes_training.py",
 )
@@ -559,22 +561,15 @@ def test_no_rest_list_table_left(serialization: Run) -> None:
 _CNN_PROBE = """{
     "variants": {name: list(versions) for name, versions in variants.items()},
     "sizes": sizes,
-    "timings": {
-        f"{name} {size}": [m.median for m in ms.values()] for (name, size), ms in timings.items()
-    },
+    "one_off": {f"{name}, {step}": t for (name, step), t in one_off.items()},
     "figures": len(plt.get_fignums()),
     "positions": positions.numel(),
-    "faster": {
-        f"{name} {size} {version}": comparisons[name, size].faster(version, "eager").outcome
-        for (name, size), ms in timings.items()
-        for version in list(ms)[1:]
-    },
 }"""
 
 
 @pytest.fixture(scope="module")
 def cnn() -> Run:
-    return shared_run(CHAPTER / PAGES[4], _CNN_PROBE).check()
+    return shared_run(CHAPTER / "plot_5_cnn_exercise.py", _CNN_PROBE).check()
 
 
 def test_cnn_versions_agree_with_eager(cnn: Run) -> None:
@@ -584,6 +579,9 @@ def test_cnn_versions_agree_with_eager(cnn: Run) -> None:
         assert f"{name}: {', '.join(versions)}" in cnn.stdout
     assert set(cnn.probe["variants"]) == {"MLP", "LeNet"}
     assert "script_method" not in cnn.stdout
+    # One block of conversions, one of saving: each deprecation is printed once.
+    assert cnn.stdout.count("`torch.jit.script` is deprecated") == 1
+    assert cnn.stdout.count("`torch.jit.save` is deprecated") == 1
 
 
 def test_cnn_process_setup_comes_first(cnn: Run) -> None:
@@ -593,9 +591,10 @@ def test_cnn_process_setup_comes_first(cnn: Run) -> None:
     )
 
 
-def test_cnn_measurements_and_sizes(cnn: Run) -> None:
-    assert len(cnn.probe["timings"]) == 4
-    assert all(m > 0 for medians in cnn.probe["timings"].values() for m in medians)
+def test_cnn_one_off_costs_and_sizes(cnn: Run) -> None:
+    costs = cnn.probe["one_off"]
+    assert {"MLP, torch.jit.script", "LeNet, torch.export"} <= set(costs)
+    assert all(t > 0 for t in costs.values())
     for row in cnn.probe["sizes"].values():
         assert row["weights"] > 0
         assert row["TorchScript"] >= row["weights"]
@@ -605,19 +604,61 @@ def test_cnn_measurements_and_sizes(cnn: Run) -> None:
     assert cnn.probe["figures"] == 1
 
 
-def test_cnn_verdicts_and_ratios_follow_the_rounds(cnn: Run) -> None:
-    prose = " ".join(cnn.stdout.split())  # verdict lines are folded at 70 columns
-    for key, outcome in cnn.probe["faster"].items():
+def test_weight_reuse_answer(cnn: Run) -> None:
+    assert cnn.probe["positions"] == 28 * 28
+    assert "uses per weight, LeNet's first convolution: 784" in cnn.stdout
+
+
+# --- Timing the CNN --------------------------------------------------------------------
+
+_CNN_SPEED_PROBE = """{
+    "variants": {name: list(versions) for name, versions in variants.items()},
+    "timings": {
+        f"{name} {size}": [m.median for m in c.measurements.values()]
+        for (name, size), c in comparisons.items()
+    },
+    "figures": len(plt.get_fignums()),
+    "faster": {
+        f"{name} {size} {version}": c.faster(version, "eager").outcome
+        for (name, size), c in comparisons.items()
+        for version in list(c.measurements)[1:]
+    },
+    "widest": list(widest),
+}"""
+
+
+@pytest.fixture(scope="module")
+def cnn_speed() -> Run:
+    return shared_run(CHAPTER / "plot_5b_cnn_speed.py", _CNN_SPEED_PROBE).check()
+
+
+def test_cnn_speed_times_every_version(cnn_speed: Run) -> None:
+    assert set(cnn_speed.probe["variants"]) == {"MLP", "LeNet"}
+    for name, versions in cnn_speed.probe["variants"].items():
+        assert versions[:3] == ["eager", "torch.jit.script", "torch.export"]
+        assert f"{name}: {', '.join(versions)}" in cnn_speed.stdout
+    assert "script_method" not in cnn_speed.stdout
+    assert len(cnn_speed.probe["timings"]) == 4
+    assert all(m > 0 for medians in cnn_speed.probe["timings"].values() for m in medians)
+    assert cnn_speed.probe["figures"] == 1
+
+
+def test_cnn_verdicts_and_ratios_follow_the_rounds(cnn_speed: Run) -> None:
+    prose = " ".join(cnn_speed.stdout.split())  # verdict lines are folded at 70 columns
+    for key, outcome in cnn_speed.probe["faster"].items():
         model, size, version = key.split(" ", 2)
         assert f"faster ({model} {version}, batch {size}): {outcome}" in prose, key
         rows = [
-            line for line in cnn.stdout.splitlines() if line.startswith(f"batch {size}, {version} ")
+            line
+            for line in cnn_speed.stdout.splitlines()
+            if line.startswith(f"batch {size}, {version} ")
         ]
         assert len(rows) == 1, key
         cells = re.findall(r"\d+\.\d+×", rows[0])
         assert len(cells) == 2, rows[0]
 
 
-def test_weight_reuse_answer(cnn: Run) -> None:
-    assert cnn.probe["positions"] == 28 * 28
-    assert "uses per weight, LeNet's first convolution: 784" in cnn.stdout
+def test_widest_interval_answer_names_a_comparison(cnn_speed: Run) -> None:
+    model, version, size = cnn_speed.probe["widest"]
+    prose = " ".join(cnn_speed.stdout.split())  # a paragraph, folded at 70 columns
+    assert f"widest: {model} {version}, batch {size}, " in prose
