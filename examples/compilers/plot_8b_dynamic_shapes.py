@@ -15,17 +15,17 @@ are captured but never turned into machine code.
 # %%
 # Why it matters
 # --------------
-# Each compiled graph carries guards, and a failed guard means a recompile
-# (the previous lesson shows both). By default, Dynamo compiles again at the
-# second size it sees, with the size as a symbol, so later sizes usually reuse
-# that graph. A value that cannot become a symbol, such as a Python number
-# that the code loops on, recompiles at every new value, and past a limit
-# Dynamo gives up and runs the function in eager mode. The first line says
-# which device and software produced the outputs below.
+# A failed guard means a recompile (the previous lesson). A value that cannot
+# become a symbol, such as a Python number that the code loops on,
+# recompiles at every new value, and past a limit Dynamo gives up and runs
+# the function in eager mode. Two helpers follow the first line (which says
+# which device and software produced the outputs below): a ``torch.compile``
+# backend that keeps each graph and runs it unchanged (graphs are what you
+# count here), and ``dynamo_log``, which collects what the ``torch`` loggers
+# write so that the page can print it.
 
 import contextlib
 import logging
-import re
 
 import matplotlib.pyplot as plt
 import torch
@@ -34,15 +34,6 @@ import compperf
 
 device = compperf.try_gpu()
 print(compperf.environment(device))
-
-# %%
-# Two helpers
-# -----------
-# A ``torch.compile`` backend that keeps each graph Dynamo hands it and runs it
-# unchanged: graphs are what you count here. ``dynamo_log`` collects what the
-# ``torch`` loggers write (a warning, an error report) so that the page can
-# print it, instead of letting it go to standard error.
-
 graphs = []
 
 
@@ -88,12 +79,10 @@ def dynamo_log():
 #   the code forces that dimension to a fixed value, Dynamo raises an error
 #   instead of quietly specializing it.
 #
-# ``dynamic=False`` goes the other way: a new graph for every new size, and
-# ``dynamic=None``, the default, is the automatic way described above. The cell
-# runs the same five batch sizes through each choice and counts graphs; the
-# last line names the choices that made the fewest.
-# Sizes 0 and 1 are special cases in PyTorch (they get graphs of their own),
-# so the sizes start at 2.
+# ``dynamic=False`` makes a new graph for every new size; ``dynamic=None``,
+# the default, makes a size a symbol after its first change. The cell runs
+# five batch sizes through each choice and counts graphs. Sizes 0 and 1 get
+# graphs of their own in PyTorch, so the sizes start at 2.
 
 SIZES = [2, 3, 5, 8, 13]
 
@@ -102,9 +91,12 @@ def batch_sum(x):
     return (torch.sin(x) * 2).sum(dim=1)
 
 
-def graphs_for_sizes(compiled_fn, mark=False):
-    """Call compiled_fn at each batch size; return the number of graphs made."""
+def graphs_for_sizes(mark=False, **options):
+    """Compile batch_sum with options, call it at each size; count the graphs."""
     fresh_start()
+    compiled_fn = torch.compile(
+        batch_sum, backend=recording_backend, **options
+    )
     for size in SIZES:
         x = torch.randn(size, 8, device=device)
         if mark:
@@ -114,18 +106,10 @@ def graphs_for_sizes(compiled_fn, mark=False):
 
 
 choices = {
-    "dynamic=False": graphs_for_sizes(
-        torch.compile(batch_sum, backend=recording_backend, dynamic=False)
-    ),
-    "dynamic=None": graphs_for_sizes(
-        torch.compile(batch_sum, backend=recording_backend)
-    ),
-    "dynamic=True": graphs_for_sizes(
-        torch.compile(batch_sum, backend=recording_backend, dynamic=True)
-    ),
-    "mark_dynamic(x, 0)": graphs_for_sizes(
-        torch.compile(batch_sum, backend=recording_backend), mark=True
-    ),
+    "dynamic=False": graphs_for_sizes(dynamic=False),
+    "dynamic=None": graphs_for_sizes(),
+    "dynamic=True": graphs_for_sizes(dynamic=True),
+    "mark_dynamic(x, 0)": graphs_for_sizes(mark=True),
 }
 print(compperf.tr("batch sizes: {s}", s=SIZES))
 for choice, count in choices.items():
@@ -135,10 +119,9 @@ best = ", ".join(c for c, count in choices.items() if count == fewest)
 print(compperf.tr("fewest graphs: {c}", c=best))
 
 # %%
-# The same counts as a figure: a shorter bar is fewer compiles for the same
-# five sizes.
+# The same counts as a figure: a shorter bar is fewer compiles.
 
-fig, ax = plt.subplots(figsize=(7, 2.6), layout="constrained")
+fig, ax = plt.subplots(figsize=(7, 2.2), layout="constrained")
 ax.barh(list(choices), list(choices.values()))
 ax.set_yticks(range(len(choices)), list(choices), fontfamily="monospace")
 ax.invert_yaxis()
@@ -148,14 +131,12 @@ ax.set_title(compperf.tr("Graphs for five batch sizes, by compile choice"))
 plt.show()
 
 # %%
-# The difference between the two shows when the code needs a fixed size.
-# ``add_offsets`` adds a tensor of four numbers, so the batch must be 4. With
-# ``mark_dynamic`` Dynamo stops with an error that names the marked dimension
-# and says what to do. ``dynamic=True`` only asks for sizes to be symbols
-# where possible: it compiles without a word and fixes the size to 4 in the
-# graph, as the shape of its input shows (a dash on the first line would mean
-# no error). The last line shows ``batch_sum`` under ``dynamic=True`` for
-# comparison, where both sizes stay symbols.
+# The two differ when the code needs a fixed size: ``add_offsets`` adds four
+# numbers, so the batch must be 4. ``mark_dynamic`` stops with an error that
+# says what to do (a dash would mean no error); ``dynamic=True`` compiles
+# without a word and fixes the size to 4, as the graph's input shape shows.
+# The last line is ``batch_sum`` under ``dynamic=True``: both sizes stay
+# symbols.
 
 
 def add_offsets(x):
@@ -163,12 +144,9 @@ def add_offsets(x):
 
 
 def input_shapes(graph_module):
-    """The shapes Dynamo recorded for the graph's tensor inputs (symbols where dynamic)."""
-    values = [
-        node.meta["example_value"]
-        for node in graph_module.graph.nodes
-        if node.op == "placeholder"
-    ]
+    """The shapes of the graph's tensor inputs (symbols where dynamic)."""
+    nodes = [n for n in graph_module.graph.nodes if n.op == "placeholder"]
+    values = [node.meta["example_value"] for node in nodes]
     return [str(tuple(v.shape)) for v in values if isinstance(v, torch.Tensor)]
 
 
@@ -205,15 +183,12 @@ print(compperf.tr("batch_sum, graph input shape: {s}", s=shapes))
 # The recompile limit
 # -------------------
 # Dynamo keeps at most ``torch._dynamo.config.recompile_limit`` graphs per
-# function (the default is printed below). ``repeat`` runs a loop whose length
-# is a Python argument: the loop is unrolled into the graph, so every new
-# length is a new graph, with no way to make it dynamic. The cell lowers the
-# limit to 4 to keep the page short and calls ``repeat`` with lengths 1 to 6.
-# Look at the warning Dynamo logs when it reaches the limit, and at what
-# happens to the calls after it: they still return the right result
-# (``assert_close`` checks it), but in eager mode. The line after the
-# graph counts names the loop lengths whose call made no new graph and so
-# ran in eager mode (a dash where every call got a graph).
+# function. ``repeat`` loops a Python number of times: the loop is unrolled
+# into the graph, so every new length is a new graph. The cell lowers the
+# limit to 4 and calls ``repeat`` with lengths 1 to 6. Look at the warning
+# Dynamo logs at the limit, and at the calls after it: still right
+# (``assert_close`` checks), but in eager mode. The last line names the
+# lengths whose call made no new graph (a dash: every call got one).
 
 
 def repeat(x, steps):
@@ -243,18 +218,14 @@ for warning in limit_warnings:
     print(compperf.tr("logged: {w}", w=warning))
 counts = ", ".join(f"steps={s}: {n}" for s, n in graphs_after.items())
 print(compperf.tr("graphs after each call: {c}", c=counts))
-uncompiled = [
-    steps
-    for steps, count in graphs_after.items()
-    if count == graphs_after.get(steps - 1)
-]
-eager = ", ".join(map(str, uncompiled)) or "-"
+same = [s for s, n in graphs_after.items() if n == graphs_after.get(s - 1)]
+eager = ", ".join(map(str, same)) or "-"
 print(compperf.tr("no graph, ran in eager mode: steps {s}", s=eager))
 
 # %%
-# In production you often want a recompile to be loud instead. The public
-# ``torch.compiler.set_stance("fail_on_recompile")`` raises at the first
-# recompile, naming the function and its line (a dash would mean it did not):
+# In production you may want a recompile to be loud instead:
+# ``torch.compiler.set_stance("fail_on_recompile")`` raises at the first one
+# (a dash would mean it did not).
 
 fresh_start()
 compiled_repeat = torch.compile(repeat, backend=recording_backend)
@@ -263,9 +234,8 @@ try:
     with torch.compiler.set_stance("fail_on_recompile"):
         compiled_repeat(x, 2)
 except RuntimeError as error:
-    first_line = str(error).splitlines()[0]
-    first_line = re.sub(r"'[^']*/([^/']+)'", r"'\1'", first_line)
-    stance_error = f"{type(error).__name__}: {first_line}"
+    first = str(error).split(" filename:")[0]  # then the path of this file
+    stance_error = f"{type(error).__name__}: {first}"
 else:
     stance_error = None
 print(compperf.tr("fail_on_recompile: {e}", e=stance_error or "-"))
