@@ -4,9 +4,8 @@ Guards and recompilation
 
 A compiled graph is only valid for inputs like the ones it was made for.
 You see the checks (guards) that ``torch.compile`` attaches to each graph,
-watch a new shape, dtype or Python constant trigger a recompile in the
-compiler's own log, choose between ``dynamic=True`` and
-``torch._dynamo.mark_dynamic``, and hit the recompile limit.
+and watch a new shape, dtype or Python constant trigger a recompile in the
+compiler's own log.
 
 To run this example yourself, install PyTorch (``pip install torch``), and
 compperf as :ref:`run-yourself` explains. Nothing else is needed: the graphs on this page
@@ -19,14 +18,11 @@ are captured but never turned into machine code.
 # Dynamo traces your function with the inputs of the first call and assumes
 # what it saw: the shapes, the dtypes, the value of every Python number. Each
 # assumption becomes a guard, checked before each call. When a guard fails,
-# Dynamo traces and compiles again. A model that sees a new sequence length on
-# every batch compiles again at the second length; Dynamo then makes that
-# size a symbol (automatic dynamic shapes, below), and later lengths usually
-# reuse the graph. A value that cannot become a symbol, such as a Python
-# number that the code loops or branches on, recompiles at every new value:
-# such a function can spend more time compiling than running, and past a
-# limit Dynamo gives up and runs it in eager mode. The first line says which
-# device and software produced the outputs below.
+# Dynamo traces and compiles again, and a function that recompiles often can
+# spend more time compiling than running. How to tell Dynamo in advance that
+# a size varies is the subject of the next lesson,
+# :doc:`/auto_examples/compilers/plot_8b_dynamic_shapes`. The first line
+# says which device and software produced the outputs below.
 
 import contextlib
 import logging
@@ -76,54 +72,28 @@ def readable(message):
     return re.sub(r"(?:[^\s\"']*/)+([^\s/\"']+\.py)", r"\1", message)
 
 
-def torch_loggers_with_handlers():
-    """The loggers of the ``torch`` hierarchy that have handlers of their own."""
-    names = [
-        name
-        for name in logging.root.manager.loggerDict
-        if name == "torch" or name.startswith("torch.")
-    ]
-    return [
-        logger for logger in map(logging.getLogger, names) if logger.handlers
-    ]
-
-
 @contextlib.contextmanager
 def compiler_log(**artifacts):
     """Switch on torch log artifacts (e.g. recompiles=True); collect their messages.
 
-    Yields a list that fills with the messages logged inside the block, those
-    of the artifacts and any warning or error of the ``torch`` loggers. The
-    usual handlers, which write to standard error, are set aside meanwhile and
-    put back afterwards, with the default log settings.
+    The torch loggers' own handlers, which write to standard error, are set aside
+    meanwhile; the default log settings come back afterwards.
     """
     messages = []
-
-    class Collect(logging.Handler):
-        def emit(self, record):
-            messages.append(readable(record.getMessage()))
-
-    before = {
-        logger: list(logger.handlers)
-        for logger in torch_loggers_with_handlers()
-    }
+    collect = logging.Handler()
+    collect.emit = lambda r: messages.append(readable(r.getMessage()))
     torch._logging.set_logs(**artifacts)
-    collect = Collect()
-    loggers = torch_loggers_with_handlers()
-    for logger in loggers:
-        for handler in list(logger.handlers):
-            logger.removeHandler(handler)
-        logger.addHandler(collect)
+    saved = {}
+    for name in list(logging.root.manager.loggerDict):
+        log = logging.getLogger(name)
+        if name.split(".")[0] == "torch" and log.handlers:
+            saved[log], log.handlers = log.handlers, [collect]
     try:
         yield messages
     finally:
-        torch._logging.set_logs()  # the default levels (it adds fresh handlers)
-        for logger in {*loggers, *torch_loggers_with_handlers()}:
-            for handler in list(logger.handlers):
-                logger.removeHandler(handler)
-        for logger, handlers in before.items():
-            for handler in handlers:
-                logger.addHandler(handler)
+        for log, handlers in saved.items():
+            log.handlers = handlers
+        torch._logging.set_logs()  # the default levels
 
 
 # %%
@@ -223,189 +193,6 @@ ax.set_title(compperf.tr("Graphs Dynamo compiled, call by call"))
 plt.show()
 
 # %%
-# ``dynamic=True`` against ``mark_dynamic``
-# -----------------------------------------
-# When you know a dimension varies, say so before the first call instead of
-# paying for a recompile. Two ways:
-#
-# * ``torch.compile(fn, dynamic=True)`` treats every size (and every Python
-#   number) as a symbol from the first compile on;
-# * ``torch._dynamo.mark_dynamic(x, 0)`` marks one dimension of one input. If
-#   the code forces that dimension to a fixed value, Dynamo raises an error
-#   instead of quietly specializing it.
-#
-# ``dynamic=False`` goes the other way: a new graph for every new size, and
-# ``dynamic=None``, the default, is the automatic way seen above. The cell
-# runs the same five batch sizes through each choice and counts graphs; the
-# last line names the choices that made the fewest.
-# Sizes 0 and 1 are special cases in PyTorch (they get graphs of their own),
-# so the sizes start at 2.
-
-SIZES = [2, 3, 5, 8, 13]
-
-
-def batch_sum(x):
-    return (torch.sin(x) * 2).sum(dim=1)
-
-
-def graphs_for_sizes(compiled_fn, mark=False):
-    """Call compiled_fn at each batch size; return the number of graphs made."""
-    fresh_start()
-    for size in SIZES:
-        x = torch.randn(size, 8, device=device)
-        if mark:
-            torch._dynamo.mark_dynamic(x, 0)
-        torch.testing.assert_close(compiled_fn(x), batch_sum(x))
-    return len(graphs)
-
-
-choices = {
-    "dynamic=False": graphs_for_sizes(
-        torch.compile(batch_sum, backend=recording_backend, dynamic=False)
-    ),
-    "dynamic=None": graphs_for_sizes(
-        torch.compile(batch_sum, backend=recording_backend)
-    ),
-    "dynamic=True": graphs_for_sizes(
-        torch.compile(batch_sum, backend=recording_backend, dynamic=True)
-    ),
-    "mark_dynamic(x, 0)": graphs_for_sizes(
-        torch.compile(batch_sum, backend=recording_backend), mark=True
-    ),
-}
-print(compperf.tr("batch sizes: {s}", s=SIZES))
-for choice, count in choices.items():
-    print(compperf.tr("{c}: graphs: {n}", c=choice, n=count))
-fewest = min(choices.values())
-best = ", ".join(c for c, count in choices.items() if count == fewest)
-print(compperf.tr("fewest graphs: {c}", c=best))
-
-# %%
-# The difference between the two shows when the code needs a fixed size.
-# ``add_offsets`` adds a tensor of four numbers, so the batch must be 4. With
-# ``mark_dynamic`` Dynamo stops with an error that names the marked dimension
-# and says what to do. ``dynamic=True`` only asks for sizes to be symbols
-# where possible: it compiles without a word and fixes the size to 4 in the
-# graph, as the shape of its input shows (a dash on the first line would mean
-# no error). The last line shows ``batch_sum`` under ``dynamic=True`` for
-# comparison, where both sizes stay symbols.
-
-
-def add_offsets(x):
-    return x + torch.arange(4.0, device=x.device)
-
-
-def input_shapes(graph_module):
-    """The shapes Dynamo recorded for the graph's tensor inputs (symbols where dynamic)."""
-    values = [
-        node.meta["example_value"]
-        for node in graph_module.graph.nodes
-        if node.op == "placeholder"
-    ]
-    return [str(tuple(v.shape)) for v in values if isinstance(v, torch.Tensor)]
-
-
-fresh_start()
-marked = torch.randn(4, device=device)
-torch._dynamo.mark_dynamic(marked, 0)
-with (
-    compiler_log()
-):  # keeps Dynamo's own report of the error off standard error
-    try:
-        torch.compile(add_offsets, backend=recording_backend)(marked)
-    except RuntimeError as error:  # a ConstraintViolationError in torch 2.13
-        lines = [line.strip(" -") for line in str(error).splitlines()]
-        mark_dynamic_error = (
-            f"{type(error).__name__}: {lines[0]}\n  {lines[1]}"
-        )
-    else:
-        mark_dynamic_error = None
-print(compperf.tr("mark_dynamic: {e}", e=mark_dynamic_error or "-"))
-fresh_start()
-torch.compile(add_offsets, backend=recording_backend, dynamic=True)(
-    torch.randn(4, device=device)
-)
-dynamic_true_shapes = input_shapes(graphs[0])
-shapes = ", ".join(dynamic_true_shapes)
-print(compperf.tr("dynamic=True, graph input shape: {s}", s=shapes))
-fresh_start()
-torch.compile(batch_sum, backend=recording_backend, dynamic=True)(
-    torch.randn(4, 8, device=device)
-)
-batch_sum_shapes = input_shapes(graphs[0])
-shapes = ", ".join(batch_sum_shapes)
-print(compperf.tr("batch_sum, graph input shape: {s}", s=shapes))
-
-# %%
-# The recompile limit
-# -------------------
-# Dynamo keeps at most ``torch._dynamo.config.recompile_limit`` graphs per
-# function (the default is printed below). ``repeat`` runs a loop whose length
-# is a Python argument: the loop is unrolled into the graph, so every new
-# length is a new graph, with no way to make it dynamic. The cell lowers the
-# limit to 4 to keep the page short and calls ``repeat`` with lengths 1 to 6.
-# Look at the warning Dynamo logs when it reaches the limit, and at what
-# happens to the calls after it: they still return the right result
-# (``assert_close`` checks it), but in eager mode. The line after the
-# graph counts names the loop lengths whose call made no new graph and so
-# ran in eager mode (a dash where every call got a graph).
-
-
-def repeat(x, steps):
-    for _ in range(steps):
-        x = torch.sin(x)
-    return x
-
-
-limit = torch._dynamo.config.recompile_limit
-print(compperf.tr("default recompile_limit: {n}", n=limit))
-LIMIT = 4
-fresh_start()
-compiled_repeat = torch.compile(repeat, backend=recording_backend)
-x = torch.randn(4, device=device)
-graphs_after = {}
-with (
-    torch._dynamo.config.patch(recompile_limit=LIMIT),
-    compiler_log() as messages,
-):
-    for steps in range(1, 7):
-        torch.testing.assert_close(compiled_repeat(x, steps), repeat(x, steps))
-        graphs_after[steps] = len(graphs)
-limit_warnings = [
-    m.splitlines()[0] for m in messages if "recompile_limit" in m
-]
-for warning in limit_warnings:
-    print(compperf.tr("logged: {w}", w=warning))
-counts = ", ".join(f"steps={s}: {n}" for s, n in graphs_after.items())
-print(compperf.tr("graphs after each call: {c}", c=counts))
-uncompiled = [
-    steps
-    for steps, count in graphs_after.items()
-    if count == graphs_after.get(steps - 1)
-]
-eager = ", ".join(map(str, uncompiled)) or "-"
-print(compperf.tr("no graph, ran in eager mode: steps {s}", s=eager))
-
-# %%
-# In production you often want a recompile to be loud instead. The public
-# ``torch.compiler.set_stance("fail_on_recompile")`` raises at the first
-# recompile, naming the guard that failed (a dash would mean it did not):
-
-fresh_start()
-compiled_repeat = torch.compile(repeat, backend=recording_backend)
-compiled_repeat(x, 1)
-try:
-    with torch.compiler.set_stance("fail_on_recompile"):
-        compiled_repeat(x, 2)
-except RuntimeError as error:
-    stance_error = (
-        f"{type(error).__name__}: {readable(str(error).splitlines()[0])}"
-    )
-else:
-    stance_error = None
-print(compperf.tr("fail_on_recompile: {e}", e=stance_error or "-"))
-
-# %%
 # Summary
 # -------
 # * Every compiled graph carries guards: the type, dtype, device, shape and
@@ -413,12 +200,8 @@ print(compperf.tr("fail_on_recompile: {e}", e=stance_error or "-"))
 #   state such as the thread count and grad mode.
 # * A failed guard means a recompile; ``torch._logging.set_logs(recompiles=True)``
 #   (or ``TORCH_LOGS="recompiles"``) says which guard failed.
-# * After a first change, Dynamo makes a size or number dynamic by itself;
-#   ``dynamic=True`` does it for everything from the start, ``mark_dynamic``
-#   for one dimension, with an error if the code fixes that dimension.
-# * Past ``recompile_limit`` graphs per function, Dynamo stops compiling and
-#   runs it in eager mode; ``set_stance("fail_on_recompile")`` turns any
-#   recompile into an error.
+# * After a first change of size or number, Dynamo makes it a symbol by
+#   itself (automatic dynamic shapes), so later changes reuse the graph.
 #
 # Exercises
 # ---------
@@ -426,9 +209,6 @@ print(compperf.tr("fail_on_recompile: {e}", e=stance_error or "-"))
 #    its input. Which guard fails?
 # 2. Change the thread count with ``torch.set_num_threads`` between two calls
 #    of a compiled function. Does it recompile?
-# 3. Rewrite ``repeat`` so that the number of steps is a tensor and the loop
-#    becomes one graph for every length. Hint: ``torch.cond`` handles
-#    branches, not loops; think about what you can compute without a loop.
 
 
 # %%
@@ -455,16 +235,3 @@ compiled(torch.randn(4), 2.0)
 torch.set_num_threads(threads)
 n = len(graphs)
 print(compperf.tr("graphs, one thread count and then another: {n}", n=n))
-
-
-# 3. sin applied n times has no closed form, but many loops do: for
-#    example, multiplying n times by 2 is multiplying once by 2**n.
-def times_two(x, steps):
-    return x * torch.pow(2.0, steps)
-
-
-fresh_start()
-compiled_times_two = torch.compile(times_two, backend=recording_backend)
-for steps in range(1, 7):
-    compiled_times_two(x, torch.tensor(float(steps)))
-print(compperf.tr("graphs for steps 1 to 6 as a tensor: {n}", n=len(graphs)))

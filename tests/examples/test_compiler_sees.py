@@ -158,13 +158,6 @@ _GUARDS_PROBE = """{
     "first_guards": first_guards,
     "recompiled": recompiled,
     "recompile_messages": recompile_messages,
-    "choices": choices,
-    "mark_dynamic_error": mark_dynamic_error,
-    "dynamic_true_shapes": dynamic_true_shapes,
-    "batch_sum_shapes": batch_sum_shapes,
-    "graphs_after": graphs_after,
-    "limit_warnings": limit_warnings,
-    "stance_error": stance_error,
 }"""
 
 
@@ -182,13 +175,10 @@ def test_guards_cover_the_tensor_and_the_constant(guards: Run) -> None:
 
 def test_thread_count_answer_recompiles_under_one_thread() -> None:
     # Answer 2 switches to another thread count than the current one, so it prints two
-    # graphs (then answer 3 one) even where the process starts with one thread.
+    # graphs even where the process starts with one thread.
     run = run_alone("plot_8_guards_recompilation.py", "len(graphs)", OMP_NUM_THREADS="1")
-    last = run.check().stdout.splitlines()[-2:]
-    assert last == [
-        "graphs, one thread count and then another: 2",
-        "graphs for steps 1 to 6 as a tensor: 1",
-    ]
+    last = run.check().stdout.splitlines()[-1]
+    assert last == "graphs, one thread count and then another: 2"
 
 
 def test_recompiles_on_shape_dtype_and_constant(guards: Run) -> None:
@@ -210,28 +200,54 @@ def test_recompiles_on_shape_dtype_and_constant(guards: Run) -> None:
     # The log is on the page (standard output), not only on standard error.
     assert "Recompiling function scaled in plot_8_guards_recompilation.py" in guards.stdout
     assert "calls: 7, graphs: 4\nrecompiles in the log: 3, unique graphs: 4" in guards.stdout
+    assert "requires_grad mismatch" in guards.stdout  # answer 1
+    assert guards.stderr.strip() == "", guards.stderr  # the logs went to the page
 
 
-def test_dynamic_choices_count_graphs(guards: Run) -> None:
-    assert guards.probe["choices"] == {
+# --- Dynamic shapes and the recompile limit ---------------------------------------------
+
+_DYNAMIC_PROBE = """{
+    "choices": choices,
+    "mark_dynamic_error": mark_dynamic_error,
+    "dynamic_true_shapes": dynamic_true_shapes,
+    "batch_sum_shapes": batch_sum_shapes,
+    "graphs_after": graphs_after,
+    "limit_warnings": limit_warnings,
+    "stance_error": stance_error,
+}"""
+
+
+@pytest.fixture(scope="module")
+def dynamic() -> Run:
+    return shared_run("plot_8b_dynamic_shapes.py", _DYNAMIC_PROBE).check()
+
+
+def test_dynamic_choices_count_graphs(dynamic: Run) -> None:
+    assert dynamic.probe["choices"] == {
         "dynamic=False": 5,
         "dynamic=None": 2,  # the default: automatic dynamic shapes
         "dynamic=True": 1,
         "mark_dynamic(x, 0)": 1,
     }
-    assert "dynamic=None: graphs: 2" in guards.stdout
-    assert "fewest graphs: dynamic=True, mark_dynamic(x, 0)" in guards.stdout
-    assert guards.probe["mark_dynamic_error"].startswith("ConstraintViolationError: ")
-    assert guards.probe["dynamic_true_shapes"] == ["(4,)"]
-    assert re.fullmatch(r"\(s\d+, s\d+\)", guards.probe["batch_sum_shapes"][0])
+    assert "dynamic=None: graphs: 2" in dynamic.stdout
+    assert "fewest graphs: dynamic=True, mark_dynamic(x, 0)" in dynamic.stdout
+    assert dynamic.probe["mark_dynamic_error"].startswith("ConstraintViolationError: ")
+    assert dynamic.probe["dynamic_true_shapes"] == ["(4,)"]
+    assert re.fullmatch(r"\(s\d+, s\d+\)", dynamic.probe["batch_sum_shapes"][0])
 
 
-def test_recompile_limit_stops_compiling(guards: Run) -> None:
-    assert "default recompile_limit: 8" in guards.stdout
-    assert guards.probe["graphs_after"] == {"1": 1, "2": 2, "3": 3, "4": 4, "5": 4, "6": 4}
-    assert guards.probe["limit_warnings"] == ["torch._dynamo hit config.recompile_limit (4)"]
-    assert "no graph, ran in eager mode: steps 5, 6" in _prose(guards)
-    assert guards.probe["stance_error"].startswith("RuntimeError: Detected recompile")
+def test_recompile_limit_stops_compiling(dynamic: Run) -> None:
+    assert "default recompile_limit: 8" in dynamic.stdout
+    assert dynamic.probe["graphs_after"] == {"1": 1, "2": 2, "3": 3, "4": 4, "5": 4, "6": 4}
+    assert dynamic.probe["limit_warnings"] == ["torch._dynamo hit config.recompile_limit (4)"]
+    assert "no graph, ran in eager mode: steps 5, 6" in _prose(dynamic)
+    assert dynamic.probe["stance_error"].startswith("RuntimeError: Detected recompile")
+    assert "filename" not in dynamic.probe["stance_error"]  # no path of the build machine
+    assert f"fail_on_recompile: {dynamic.probe['stance_error']}" in _prose(dynamic)
+    assert dynamic.stdout.splitlines()[-2:] == [
+        "maybe_mark_dynamic, graph input shape: (4,)",
+        "graphs for steps 1 to 6 as a tensor: 1",
+    ]
 
 
 # --- Modes and training -----------------------------------------------------------------
