@@ -143,9 +143,10 @@ def medians(name):
 one_way = medians("ping-pong") / 2
 ring = medians("all_reduce")
 server = medians("reduce+broadcast")
-print(f"{'bytes':>10} {'send':>12} {'all_reduce':>12} {'reduce+bcast':>12}")
+print(f"{'bytes':>10} {'send (s)':>12} {'all_reduce (s)':>14}", end=" ")
+print(f"{'reduce+bcast (s)':>16}")
 for row in zip(nbytes, one_way, ring, server, strict=True):
-    print(f"{row[0]:>10.0f} {row[1]:>12.2e} {row[2]:>12.2e} {row[3]:>12.2e}")
+    print(f"{row[0]:>10.0f} {row[1]:>12.2e} {row[2]:>14.2e} {row[3]:>16.2e}")
 
 # %%
 # Latency and bandwidth
