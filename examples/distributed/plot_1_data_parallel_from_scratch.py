@@ -132,8 +132,6 @@ dist.destroy_process_group()
 # ``compperf.run_ranks`` writes the script into a new temporary folder, runs
 # the launcher with a timeout, and returns what each rank wrote; if a rank
 # fails, it raises an error with that rank's last lines of output.
-# ``--standalone`` lets the launcher pick a free port on this machine, so two
-# runs at the same time never meet each other's ranks.
 
 with compperf.watch() as watched:
     run = compperf.run_ranks(
@@ -170,13 +168,11 @@ print(compperf.tr("differing: {n} of {m} parameters", n=differing, m=total))
 # a tolerance: the largest difference of any parameter must stay below
 # ``TOLERANCE`` (float32 keeps about seven significant digits).
 #
-# Each verdict below prints the claim "same parameters", what it compares, its
-# outcome and the largest difference measured, against the tolerance. The
-# first line compares the averaged run with one process on the whole batch:
-# *yes* means that no parameter differs by more than the tolerance, so two
-# ranks on half batches took the whole batch's steps; *no* would mean that
-# some parameter moved further apart than rounding explains, and the averaged
-# step is not the whole batch's step.
+# Each verdict prints the claim "same parameters", what it compares, its
+# outcome and the largest difference, against the tolerance. The first
+# compares the averaged run with one process on the whole batch: *yes* means
+# that two ranks on half batches took the whole batch's steps; *no*, that
+# some parameter moved further apart than rounding explains.
 TOLERANCE = 1e-5
 
 
@@ -206,15 +202,11 @@ print(same["averaged"])
 # Summed, not averaged
 # --------------------
 # Without the division, every rank steps along the *sum* of the two
-# gradients: twice the mean. That is the same as training one process with
-# twice the learning rate. The two verdicts below check both halves of that
-# sentence. The first compares the summed run with one process on the whole
-# batch: *no* means that summing moved the parameters away from the whole
-# batch's. The second compares it with one process at twice the learning
-# rate: *yes* means that it went exactly there, so summing over the ranks
-# multiplied the learning rate by their number. Any other pair of outcomes
-# says that this run's summed gradients behaved otherwise; the differences
-# measured tell you by how much.
+# gradients: twice the mean, as one process with twice the learning rate
+# would. Against the whole batch, *no* means that summing moved the
+# parameters away from the whole batch's; against twice the learning rate,
+# *yes* means that it went exactly there. Other outcomes say that this run's
+# summed gradients behaved otherwise, by the differences printed.
 print(same["summed"])
 print(same["summed_vs_twice_lr"])
 
@@ -245,10 +237,11 @@ plt.show()
 # What the communication costs
 # ----------------------------
 # Each rank timed its four ``all_reduce`` calls per step (one per parameter
-# tensor), in the averaged and the summed runs; the line below gives rank 0's
-# number of timed steps and the median time of one step's four calls. The
-# model is tiny, so that time is mostly the fixed cost of the calls, not
-# data: the third example measures how it grows with size.
+# tensor) in the averaged and the summed runs; the line gives rank 0's timed
+# steps and the median time of one step's calls. The model is tiny, so that
+# is mostly the calls' fixed cost:
+# :doc:`/auto_examples/distributed/plot_3_communication_costs` measures how it
+# grows with size.
 seconds = torch.tensor(rank0["all_reduce_seconds"])
 steps, per_step = len(seconds), float(seconds.median())
 print(compperf.tr("steps: {n}, all_reduce: {t:time}", n=steps, t=per_step))

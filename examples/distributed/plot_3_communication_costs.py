@@ -23,7 +23,7 @@ import numpy as np
 import compperf
 
 RANKS = 2
-SIZES = [2**k for k in range(8, 23, 2)]  # float32 values: 1 KB to 16 MB
+SIZES = [2**k for k in range(7, 23, 3)]  # float32 values: 512 B to 16 MB
 ROUNDS = 6
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
@@ -92,16 +92,12 @@ def one_message(tensor):  # there and back: two messages
         dist.send(tensor, dst=0)
 
 
-def all_reduce(tensor):
-    dist.all_reduce(tensor)
-
-
 def reduce_broadcast(tensor):
     dist.reduce(tensor, dst=0)
     dist.broadcast(tensor, src=0)
 
 
-operations = {"ping-pong": one_message, "all_reduce": all_reduce,
+operations = {"ping-pong": one_message, "all_reduce": dist.all_reduce,
               "reduce+broadcast": reduce_broadcast}
 seconds = {name: {size: [] for size in sizes} for name in operations}
 tensors = {size: torch.ones(size, device=device) for size in sizes}
@@ -147,10 +143,10 @@ def medians(name):
 one_way = medians("ping-pong") / 2
 ring = medians("all_reduce")
 server = medians("reduce+broadcast")
-print(compperf.tr("median seconds per call on rank 0:"))
-print(f"{'bytes':>10} {'send':>12} {'all_reduce':>12} {'reduce+bcast':>12}")
+print(f"{'bytes':>10} {'send (s)':>12} {'all_reduce (s)':>14}", end=" ")
+print(f"{'reduce+bcast (s)':>16}")
 for row in zip(nbytes, one_way, ring, server, strict=True):
-    print(f"{row[0]:>10.0f} {row[1]:>12.2e} {row[2]:>12.2e} {row[3]:>12.2e}")
+    print(f"{row[0]:>10.0f} {row[1]:>12.2e} {row[2]:>14.2e} {row[3]:>16.2e}")
 
 # %%
 # Latency and bandwidth
@@ -174,11 +170,8 @@ def fit(times):
 alpha, beta = fit(one_way)
 ring_alpha, ring_beta = fit(ring)
 print(compperf.tr("latency α (µs), bandwidth β (GB/s):"))
-for name, a, b in (
-    ("send", alpha, beta),
-    ("all_reduce", ring_alpha, ring_beta),
-):
-    print(f"{name:>10} {a * 1e6:>8.1f} {b / 1e9:>8.3f}")
+print(f"{'send':>10} {alpha * 1e6:>8.1f} {beta / 1e9:>8.3f}")
+print(f"{'all_reduce':>10} {ring_alpha * 1e6:>8.1f} {ring_beta / 1e9:>8.3f}")
 
 # %%
 # The models against the measurements
@@ -196,13 +189,9 @@ for row in zip(nbytes, ring / ring_model, server / server_model, strict=True):
 # A ratio of 1 means that the model, with the ``α`` and ``β`` of single
 # messages, explains the measurement. Above 1, the collective pays for more
 # than its messages: the additions, gloo's own steps between them, and on a
-# shared CPU the ranks waiting for a core.
-#
-# The figure shows the measured medians as points and the models as lines of
-# the same colour: ``α + S / β`` fitted to single messages, the ring model
-# ``2 (n - 1) α + 2 (n - 1) / n · S / β`` for the all-reduce, and the
-# parameter server's ``2 (n - 1) (α + S / β)`` for reduce and broadcast.
-fig, ax = plt.subplots(figsize=(7, 5), layout="constrained")
+# shared CPU the ranks waiting for a core. The figure shows the measured
+# medians as points and each model as a line of the same colour.
+fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
 curves = {  # label: measured, model, marker and line, colour
     compperf.tr("one message, fit α + S/β"): (
         one_way, alpha + nbytes / beta, "o-", "C2"),
@@ -226,9 +215,8 @@ plt.show()
 # -----------------------------
 # For large messages, where the latency no longer counts, the model gives
 # two ranks' ring half the parameter server's time: ``S / β`` against
-# ``2 S / β``. The rounds give a measured ratio of the all-reduce's time over
-# reduce and broadcast at the largest size, with an interval; the first line
-# below prints it with the model's ratio at that size.
+# ``2 S / β``. The first line below prints the measured ratio of the two at
+# the largest size, from the rounds, with the model's ratio.
 #
 # The verdict's line prints the claim "faster", its outcome and the interval,
 # against the threshold 1 / 1.05: *yes* when the whole interval lies below it
@@ -237,17 +225,10 @@ plt.show()
 # or ranks waiting for a core, outweighed the saved bytes), *unclear* when
 # the interval straddles the threshold or the machine was disturbed.
 largest = str(SIZES[-1])
+rounds = zip(rank0["seconds"]["all_reduce"][largest],
+             rank0["seconds"]["reduce+broadcast"][largest], strict=True)  # fmt: skip
 ratio = compperf.Ratio.from_rounds(
-    "all_reduce",
-    "reduce+broadcast",
-    [
-        a / b
-        for a, b in zip(
-            rank0["seconds"]["all_reduce"][largest],
-            rank0["seconds"]["reduce+broadcast"][largest],
-            strict=True,
-        )
-    ],
+    "all_reduce", "reduce+broadcast", [a / b for a, b in rounds]
 )
 predicted = float(ring_model[-1] / server_model[-1])
 subject = compperf.tr("all_reduce vs reduce+broadcast")
@@ -260,13 +241,13 @@ print(faster)
 # Faster links, not measured here
 # -------------------------------
 # The same formulas, with bandwidths from datasheets instead of a
-# measurement, say what a GPU cluster changes. These lines are arithmetic,
-# not measurements: NVIDIA gives 900 GB/s of NVLink bandwidth per H100 SXM
-# GPU (both directions together, so 450 GB/s each way), and 400 Gb/s (50 GB/s)
-# per NDR InfiniBand port (ConnectX-7). The example is one all-reduce of 1 GB
-# of gradients (250 million float32 parameters) over 8 ranks, bandwidth term
-# only. The rows are this machine's measured ``β``, then NVLink 4 and
-# InfiniBand NDR from their datasheets.
+# measurement, say what a GPU cluster changes; these lines are arithmetic,
+# not measurements.
+# NVIDIA gives 900 GB/s of NVLink bandwidth per H100 SXM GPU (both
+# directions together, so 450 GB/s each way), and 400 Gb/s (50 GB/s) per NDR
+# InfiniBand port (ConnectX-7). The rows give one all-reduce of 1 GB of
+# gradients over 8 ranks, bandwidth term only, at this machine's measured
+# ``β``, then at NVLink 4's and InfiniBand NDR's.
 gradient_bytes, ranks = 1e9, 8
 links = [beta, 450e9, 50e9]  # bytes per second: measured, NVLink 4, NDR
 print(compperf.tr("β (GB/s; rows 2, 3: datasheet), ring (ms), server (ms)"))

@@ -148,10 +148,11 @@ print(run)
 print(watched.disturbance)
 rank0 = run[0]
 disturbed = watched.disturbance.disturbed
-names = list(rank0["configurations"])
+names, times = list(rank0["configurations"]), rank0["times"]
 step_seconds = {
     name: np.add(
-        rank0["times"][name]["compute"], rank0["times"][name]["communication"]
+        times[name]["compute"],
+        times[name]["communication"],
     )
     for name in names
 }
@@ -165,8 +166,8 @@ step_seconds = {
 print(f"{'':>22} {'step':>9} {'compute':>9} {'comm.':>9} {'rows/s':>9}")
 for name in names:
     ranks, threads, rows = rank0["configurations"][name]
-    compute = np.median(rank0["times"][name]["compute"])
-    communication = np.median(rank0["times"][name]["communication"])
+    compute = np.median(times[name]["compute"])
+    communication = np.median(times[name]["communication"])
     total = np.median(step_seconds[name])
     print(
         f"{name:>22} {total * 1e3:>7.1f}ms {compute * 1e3:>7.1f}ms "
@@ -197,46 +198,33 @@ def faster_than(subject, ratio):
 # Are two ranks faster?
 # ---------------------
 # The fair comparison gives both sides the same cores: two ranks with one
-# thread each against one rank with two threads. The verdict's line prints
-# the claim "faster", its outcome, the measured time ratio (two ranks' step
-# over one rank's) and its interval, against the threshold 1 / 1.05:
+# thread each against one rank with two threads. Two more verdicts ask the
+# plain strong-scaling question, two ranks against one rank with one thread
+# (a time ratio of 0.5 would be the ideal speedup of 2), and whether a
+# second thread helps one rank. Each line prints the claim "faster", its
+# outcome, the measured time ratio and its interval, against the threshold
+# 1 / 1.05:
 #
-# * *yes*: the whole interval lies below it: two ranks are faster here, in
-#   spite of their all-reduce.
-# * *no*: the whole interval lies at or above it: not faster. The two ranks
-#   share the same cores, so they compute no faster than two threads do, and
-#   they add an all-reduce on top.
+# * *yes*: the whole interval lies below it: the first side is faster here.
+# * *no*: the whole interval lies at or above it: not faster. Two ranks
+#   share the same cores, so they compute no faster than two threads do,
+#   and they add an all-reduce on top. Threads meet at the end of every
+#   operation, which waits for the slower of the two, and on a machine
+#   whose cores are busy with other work one of them is often not running.
 # * *unclear*: the interval straddles the threshold, or the machine was
 #   disturbed while the rounds ran; this run does not decide.
 #
-# The line after it gives the all-reduce's share of the two ranks' step.
+# The last line gives the all-reduce's share of the two ranks' step.
 faster = faster_than(compperf.tr("2 ranks vs 1 rank, 2 threads"), same_cores)
 print(faster)
-communication = np.median(
-    rank0["times"]["2 ranks, half batch"]["communication"]
-)
-share = communication / np.median(step_seconds["2 ranks, half batch"])
-print(compperf.tr("all-reduce share of the step: {s:.0%}", s=share))
-
-# %%
-# Against one rank with one thread, the plain strong-scaling question: does
-# splitting the batch over two ranks make the step faster? The verdict reads
-# as the one above; its time ratio is the inverse of the speedup, so a ratio
-# of 0.5 would be the ideal speedup of 2. *No* here means that each rank
-# computes half, but waits for a core and for the all-reduce.
 split = faster_than(compperf.tr("2 ranks vs 1 rank, 1 thread"), strong)
 print(split)
-
-# %%
-# Threads are the other way to use the second core. Whether they help one
-# rank here: *yes* means that the second core helps. *No* means no help: the
-# threads meet at the end of every operation, so each operation waits for
-# the slower of the two, and on a machine whose cores are busy with other
-# work one of them is often not running. *Unclear*, as above, decides
-# nothing.
 subject = compperf.tr("2 threads vs 1 thread, 1 rank")
 more_threads = faster_than(subject, threads)
 print(more_threads)
+communication = np.median(times["2 ranks, half batch"]["communication"])
+share = communication / np.median(step_seconds["2 ranks, half batch"])
+print(compperf.tr("all-reduce share of the step: {s:.0%}", s=share))
 
 # %%
 # Weak scaling keeps each rank's work; ideal is a ratio of 1 (twice the rows
@@ -246,12 +234,9 @@ print(more_threads)
 print(compperf.tr("weak scaling efficiency: {e:.0%}", e=1 / weak.estimate))
 
 fig, ax = plt.subplots(figsize=(7, 3.8), layout="constrained")
-compute = [np.median(rank0["times"][name]["compute"]) * 1e3 for name in names]
-comm = [
-    np.median(rank0["times"][name]["communication"]) * 1e3 for name in names
-]
-# The configurations' names in the reader's language, for the figure's axis.
-label = {
+compute = [np.median(times[name]["compute"]) * 1e3 for name in names]
+comm = [np.median(times[name]["communication"]) * 1e3 for name in names]
+label = {  # the configurations' names in the reader's language
     "1 rank, 1 thread": compperf.tr("1 rank, 1 thread"),
     "1 rank, 2 threads": compperf.tr("1 rank, 2 threads"),
     "2 ranks, half batch": compperf.tr("2 ranks, half batch"),
@@ -279,24 +264,26 @@ plt.show()
 # On a cluster, ``torchrun`` runs once on every machine (a *node*). Each
 # launcher starts ``--nproc-per-node`` ranks (one per GPU, usually) and all
 # launchers meet at a rendezvous endpoint, a host and port that every node
-# can reach; ``--rdzv-id`` names the job, so that two jobs never meet. For
-# this page's script saved as ``ranks.py``, on two machines with one rank
-# each, you run the same command on each machine:
+# can reach; ``--rdzv-id`` names the job, so that two jobs never meet. On a
+# single machine, ``--standalone`` replaces these options with a rendezvous
+# on a free local port, which is how this chapter runs during the docs
+# build. For this page's script saved as ``ranks.py``, on two machines with
+# one rank each, you run the command below on each machine.
+#
+# The launcher gives every rank its place in environment variables, which
+# ``init_process_group`` reads: ``RANK`` (0 to ``WORLD_SIZE - 1`` over all
+# machines), ``LOCAL_RANK`` (the rank on its own machine, which picks its
+# GPU), ``WORLD_SIZE``, ``LOCAL_WORLD_SIZE``, and ``MASTER_ADDR`` and
+# ``MASTER_PORT`` (where the process group's store listens); gloo and NCCL
+# pick their network interface from ``GLOO_SOCKET_IFNAME`` and
+# ``NCCL_SOCKET_IFNAME``. The table after the command gives the values the
+# ranks of this run saw.
 host, port = "node0.example.org", 29400
 print(
     f"torchrun --nnodes=2 --nproc-per-node=1 --rdzv-backend=c10d "
     f"--rdzv-endpoint={host}:{port} --rdzv-id=scaling-job "
     f"ranks.py results/ {' '.join(arguments)}"
 )
-
-# %%
-# The launcher gives every rank its place in environment variables, which
-# ``init_process_group`` reads: ``RANK`` (0 to ``WORLD_SIZE - 1`` over all
-# machines), ``LOCAL_RANK`` (the rank on its own machine, which picks its
-# GPU), ``WORLD_SIZE``, ``LOCAL_WORLD_SIZE``, and ``MASTER_ADDR`` and
-# ``MASTER_PORT`` (where the process group's store listens). The network
-# interface gloo and NCCL use can be chosen with ``GLOO_SOCKET_IFNAME`` and
-# ``NCCL_SOCKET_IFNAME``. The ranks of this run saw these values:
 print("RANK WORLD_SIZE LOCAL_RANK")
 for report in run.ranks:
     print(
@@ -304,10 +291,6 @@ for report in run.ranks:
     )
 
 # %%
-# On a single machine, ``--standalone`` replaces the rendezvous options: the
-# launcher runs its own rendezvous on a free local port, which is how this
-# chapter runs during the docs build without colliding with other builds.
-#
 # Summary
 # -------
 # * Strong scaling splits a fixed batch over more ranks; weak scaling keeps
@@ -335,7 +318,7 @@ for report in run.ranks:
 # -------
 # 1. Only the computation remains; compare it with the step of one rank with
 #    one thread:
-compute_only = np.median(rank0["times"]["2 ranks, half batch"]["compute"])
+compute_only = np.median(times["2 ranks, half batch"]["compute"])
 single = np.median(step_seconds["1 rank, 1 thread"])
 print(compperf.tr("2 ranks, computation only: {t:time}", t=compute_only))
 print(compperf.tr("1 rank, 1 thread, whole step: {t:time}", t=single))

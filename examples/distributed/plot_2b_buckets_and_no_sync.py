@@ -1,0 +1,330 @@
+"""
+DDP's gradient buckets and ``no_sync``
+======================================
+
+You time training steps of ``DistributedDataParallel`` (DDP) at several sizes
+of its gradient buckets against reducing all gradients after backward, and
+accumulate gradients over micro-batches with ``no_sync``, counting the
+all-reduces it saves.
+
+To run this example yourself, install PyTorch, then ``pip install
+matplotlib``, and compperf as :ref:`run-yourself` explains. It starts its
+processes with PyTorch's launcher, ``torchrun``.
+"""
+
+# %%
+# The machine
+# -----------
+# The first line says which device and software produced the numbers below.
+# As in the previous example,
+# :doc:`/auto_examples/distributed/plot_2_distributed_data_parallel`, two
+# ranks talk through NCCL when there is a GPU for each, else through gloo on
+# the CPU.
+
+import matplotlib.pyplot as plt
+import torch
+
+import compperf
+
+RANKS = 2
+BUCKET_CAPS_MB = [1, 4, 25]  # 25 MB is DDP's default
+WIDTH, DEPTH, ROUNDS = 512, 8, 6
+# sphinx_gallery_start_ignore
+# The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
+import os
+
+if os.environ.get("COMPPERF_FAST") == "1":
+    WIDTH, DEPTH, ROUNDS = 256, 4, 6
+# sphinx_gallery_end_ignore
+device = compperf.try_gpu()
+backend = "nccl" if compperf.num_gpus() >= RANKS else "gloo"
+print(compperf.environment(device))
+print(compperf.tr("ranks: {n}, backend: {b}", n=RANKS, b=backend))
+
+# %%
+# What every rank runs
+# --------------------
+# The script below builds the deeper model of the previous example
+# (``DEPTH`` layers of ``WIDTH`` by ``WIDTH``) and does two things on each
+# rank, writing what it saw to ``rank<r>.json``:
+#
+# 1. It builds the model once per bucket size, and times training steps in
+#    rounds: each round runs every bucket size, and the hand-written version
+#    that starts reducing only after the whole backward pass.
+# 2. It accumulates two micro-batches, once with ``no_sync`` on the first, and
+#    counts how many buckets DDP reduces (a communication hook counts them).
+
+RANK_CODE = """
+import contextlib
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+results, backend = Path(sys.argv[1]), sys.argv[2]
+caps = [float(cap) for cap in sys.argv[3].split(",")]
+width, depth, rounds = (int(value) for value in sys.argv[4:7])
+dist.init_process_group(backend)
+rank, world = dist.get_rank(), dist.get_world_size()
+if backend == "nccl":
+    device = torch.device("cuda", dist.get_node_local_rank())
+    torch.cuda.set_device(device)
+else:
+    device = torch.device("cpu")
+
+
+def wait():
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def wrap(model, **options):
+    ids = [device.index] if device.type == "cuda" else None
+    return DDP(model, device_ids=ids, **options)
+
+
+def deep_model():
+    torch.manual_seed(0)
+    layers = [nn.Sequential(nn.Linear(width, width), nn.ReLU()) for _ in range(depth)]
+    return nn.Sequential(*layers).to(device)
+
+
+batch = torch.randn(32, width, device=device)
+
+
+def ddp_step(model):
+    model(batch).square().mean().backward()
+
+
+# 1. Bucket sizes, timed in rounds.
+by_hand = deep_model()
+
+
+def all_reduce_after_backward(model=by_hand):
+    model(batch).square().mean().backward()
+    for parameter in model.parameters():
+        dist.all_reduce(parameter.grad)
+        parameter.grad /= world
+
+
+variants = {f"{cap:g} MB": (wrap(deep_model(), bucket_cap_mb=cap), ddp_step) for cap in caps}
+variants["after backward"] = (by_hand, all_reduce_after_backward)
+steps_per_round = 2
+seconds = {name: [] for name in variants}
+for round_number in range(rounds + 1):  # round 0 warms up (DDP rebuilds its buckets)
+    for name, (model, step) in variants.items():
+        wait()
+        start = time.perf_counter()
+        for _ in range(steps_per_round):
+            step(model)
+        wait()
+        if round_number:
+            seconds[name].append((time.perf_counter() - start) / steps_per_round)
+buckets = {  # what DDP itself records
+    name: model._get_ddp_logging_data().get("num_buckets_reduced")
+    for name, (model, _) in variants.items() if isinstance(model, DDP)
+}
+report = {"rank": rank, "seconds": seconds, "buckets": buckets}
+report["gradient_megabytes"] = sum(p.numel() * 4 for p in by_hand.parameters()) / 1e6
+
+# 2. Gradient accumulation with no_sync, buckets counted by a communication hook.
+reduced = []
+
+
+def counting_hook(state, bucket):
+    reduced.append(bucket.index())
+    return allreduce_hook(state, bucket)
+
+
+accumulated = wrap(deep_model(), bucket_cap_mb=4)
+accumulated.register_comm_hook(None, counting_hook)
+ddp_step(accumulated)  # one step first: DDP rebuilds its buckets after it
+
+
+def accumulate(first_context):
+    reduced.clear()
+    accumulated.zero_grad()
+    first, second = batch.chunk(2)
+    with first_context:
+        (accumulated(first).square().mean() / 2).backward()
+    (accumulated(second).square().mean() / 2).backward()
+    wait()
+    gradient = torch.cat([p.grad.flatten() for p in accumulated.parameters()])
+    return {"reductions": len(reduced), "gradient": gradient.cpu().tolist()}
+
+
+report["sync_every"] = accumulate(contextlib.nullcontext())
+report["no_sync"] = accumulate(accumulated.no_sync())
+whole = deep_model()
+whole(batch).square().mean().backward()
+local = torch.cat([p.grad.flatten() for p in whole.parameters()])
+dist.all_reduce(local)
+report["whole_batch_gradient"] = (local / world).cpu().tolist()
+
+(results / f"rank{rank}.json").write_text(json.dumps(report))
+dist.destroy_process_group()
+"""
+
+# %%
+# Launching the ranks
+# -------------------
+# As before, ``compperf.run_ranks`` runs the script under ``torchrun`` with a
+# timeout, in a new temporary folder, and returns what each rank wrote.
+caps = ",".join(map(str, BUCKET_CAPS_MB))
+arguments = [backend, caps, str(WIDTH), str(DEPTH), str(ROUNDS)]
+with compperf.watch() as watched:
+    run = compperf.run_ranks(RANK_CODE, RANKS, args=arguments, timeout=150)
+print(run)
+print(watched.disturbance)
+rank0 = run[0]
+disturbed = watched.disturbance.disturbed
+
+# %%
+# Bucket sizes
+# ------------
+# Smaller buckets start communicating earlier but pay a fixed cost per
+# message; larger ones pay it less often but wait longer for their last
+# gradient. The rounds time every bucket size and the hand-written version
+# (all-reduce after the whole backward) on rank 0. The lines below give the
+# size of the gradients, the buckets DDP reduced per step at each cap, and
+# each bucket size's time over reducing after backward: a median of
+# per-round ratios with its interval.
+seconds = rank0["seconds"]
+names = list(seconds)
+caps = [float(name.split()[0]) for name in names[:-1]]  # "25 MB" -> 25.0
+shown = [compperf.tr("{cap:g} MB", cap=cap) for cap in caps]
+shown.append(compperf.tr("after backward"))
+gradient_bytes = rank0["gradient_megabytes"] * 1e6
+print(compperf.tr("gradients per step: {b:bytes}", b=gradient_bytes))
+buckets = ", ".join(
+    f"{cap:g}: {n}"
+    for cap, n in zip(caps, rank0["buckets"].values(), strict=True)
+)
+print(compperf.tr("buckets per step (MB: buckets): {b}", b=buckets))
+after = seconds["after backward"]
+ratios = {}
+for label, name in zip(shown[:-1], names[:-1], strict=True):
+    rounds = [a / b for a, b in zip(seconds[name], after, strict=True)]
+    ratio = compperf.Ratio.from_rounds(name, "after backward", rounds)
+    print(compperf.tr("{name} / after backward: {r}", name=label, r=ratio))
+    ratios[name] = ratio
+
+# %%
+# Does DDP's default overlap pay here? The verdict compares DDP with 25 MB
+# buckets against reducing after backward. Its line prints the claim
+# "faster", its outcome and the interval of the time ratio, against the
+# threshold 1 / 1.05:
+#
+# * *yes*: the whole interval lies below it. Overlapping communication with
+#   backward pays on this machine.
+# * *no*: the whole interval lies at or above it: no gain here. With one
+#   thread per rank on a shared CPU, gloo's threads and backward compete for
+#   the same cores, so overlapping saves little; on GPUs, NCCL runs beside
+#   the computation.
+# * *unclear*: the interval straddles the threshold, or the machine was
+#   disturbed while the rounds ran; this run does not decide.
+#
+# The bar chart after it shows the median step time of every variant.
+default = ratios["25 MB"]
+subject = compperf.tr("DDP 25 MB vs all-reduce after backward")
+faster = compperf.conclude("faster", subject, default.low, default.high,
+                           below=1 / 1.05, disturbed=disturbed)  # fmt: skip
+print(faster)
+
+fig, ax = plt.subplots(figsize=(7, 3.5))
+milliseconds = [1e3 * torch.tensor(seconds[n]).median().item() for n in names]
+ax.bar(range(len(names)), milliseconds, color=["C0"] * len(caps) + ["C7"])
+ax.set_xticks(range(len(names)), shown)
+ax.set_xlabel(compperf.tr("bucket_cap_mb"))
+ax.set_ylabel(compperf.tr("time per step, rank 0 (ms)"))
+ax.set_title(compperf.tr("Training step against bucket size, {b}", b=backend))
+fig.tight_layout()
+plt.show()
+
+# %%
+# Accumulating gradients with ``no_sync``
+# ---------------------------------------
+# Two micro-batches of half the batch each, every loss halved, give the
+# gradient of the whole batch. Without ``no_sync`` DDP reduces every bucket
+# after each micro-batch; inside ``no_sync`` it only adds up the local
+# gradients, and the backward after it reduces the sum once. The two lines
+# below count the bucket all-reduces each way.
+#
+# The verdict compares both ways' gradients with the whole batch's, relative
+# to its largest value. Its line prints the claim "same gradient", its
+# outcome and the larger difference, against the tolerance: *yes* means that
+# ``no_sync`` saved its all-reduces without changing the step; *no*, that
+# one of the two ways gives another gradient.
+TOLERANCE = 1e-5
+every = rank0["sync_every"]["reductions"]
+print(compperf.tr("bucket all-reduces without no_sync: {n}", n=every))
+once = rank0["no_sync"]["reductions"]
+print(compperf.tr("bucket all-reduces with no_sync: {n}", n=once))
+whole = torch.tensor(rank0["whole_batch_gradient"])
+worst = max(
+    float((torch.tensor(rank0[key]["gradient"]) - whole).abs().max())
+    for key in ("sync_every", "no_sync")
+) / float(whole.abs().max())
+subject = compperf.tr("no_sync accumulation")
+same = compperf.conclude(
+    "same gradient", subject, worst, worst, below=TOLERANCE
+)
+print(same)
+
+# %%
+# Summary
+# -------
+# * DDP groups gradients into buckets (``bucket_cap_mb``, 25 MB by default)
+#   and reduces each as soon as backward has produced it; whether that
+#   overlap pays depends on having spare hardware for the communication.
+# * ``no_sync`` skips the reduction for micro-batches whose gradients you only
+#   accumulate: one all-reduce per optimizer step instead of one per
+#   micro-batch.
+#
+# Exercises
+# ---------
+# 1. How many buckets does the deep model need at 1 MB, 4 MB and 25 MB? Work
+#    it out from the gradient size, and compare with the counts above.
+# 2. With ``k`` micro-batches per optimizer step, how much gradient traffic
+#    does ``no_sync`` save?
+#
+# Answers
+# -------
+# 1. Each layer holds a ``WIDTH`` by ``WIDTH`` weight and a bias of
+#    ``WIDTH`` float32 values. DDP takes the tensors from the last layer on
+#    and closes a bucket once it holds at least the cap, in MiB
+#    (``bucket_cap_mb * 2**20`` bytes). Counting that way, next to what DDP
+#    reported:
+sizes = [
+    WIDTH * 4,
+    WIDTH * WIDTH * 4,
+] * DEPTH  # bytes, bias then weight, last layer first
+
+
+def count_buckets(cap_mb):
+    buckets, filled = 0, 0
+    for size in sizes:
+        filled += size
+        if filled >= cap_mb * 2**20:
+            buckets, filled = buckets + 1, 0
+    return buckets + (filled > 0)
+
+
+print(compperf.tr("bucket_cap_mb, buckets counted, buckets reported by DDP"))
+for cap in BUCKET_CAPS_MB:
+    reported = rank0["buckets"][f"{cap} MB"]
+    print(f"{cap:>13} {count_buckets(cap):>15} {reported:>15}")
+
+# %%
+# 2. Without ``no_sync``, every micro-batch all-reduces every gradient:
+#    ``k`` times the model's gradients per optimizer step. With it, once:
+#    ``(k - 1) / k`` of the traffic is saved. For ``k = 2`` with 4 MB buckets,
+#    the run above:
+saved = rank0["sync_every"]["reductions"] - rank0["no_sync"]["reductions"]
+print(compperf.tr("bucket all-reduces saved per step: {n}", n=saved))
