@@ -78,11 +78,9 @@ print(compperf.tr("numpy: {t:time}", t=seconds))
 # The naive timer reads the clock as soon as the loop returns. The correct one
 # first waits until the device has finished everything queued on it:
 # ``torch.cuda.synchronize()`` on CUDA, or ``torch.accelerator.synchronize()``
-# for whichever accelerator this machine has (CUDA, MPS, ...). A CPU has no
-# queue to wait for, and ``torch.accelerator.synchronize()`` would raise an
-# error there, so ``wait_for_device`` checks first. Compare the two lines,
-# but do not trust one run of each: a single run can be far off on a busy
-# machine, which is why a later section repeats the loop.
+# for whichever accelerator this machine has (a CPU has none, hence the
+# check). Compare the two lines, but do not trust one run of each: a later
+# section repeats the loop.
 
 
 def wait_for_device():
@@ -106,14 +104,11 @@ print(compperf.tr("torch, synchronized: {t:time}", t=synchronized))
 
 # %%
 # CUDA events time the work on the GPU's own clock: an event records a
-# timestamp when the device reaches it in the queue, so the time between two
-# events is the device timeline between the two marks. That timeline includes
-# the gaps where the device waited for Python to launch the next kernel, so a
-# loop bound by its launches shows about the same time in events as on the
-# synchronized wall clock. ``elapsed_time`` returns milliseconds once the end
-# event has happened, so you wait for that event first. CUDA events need a CUDA
-# device: on a GPU the cell prints the device time of the loop, close to the
-# synchronized time above; on any other device it prints what a GPU shows.
+# timestamp when the device reaches it in the queue, gaps where the device
+# waited for Python included. ``elapsed_time`` returns milliseconds once the
+# end event has happened, so you wait for that event first. On a GPU the cell
+# prints the device time of the loop, close to the synchronized time above;
+# elsewhere, what a GPU shows.
 
 # compperf: cuda-only
 if device.type == "cuda":
@@ -123,7 +118,6 @@ if device.type == "cuda":
     torch_matmuls(a_torch)
     end_event.record()
     end_event.synchronize()  # Wait until the device has passed the end event.
-    # elapsed_time is in milliseconds.
     seconds = start_event.elapsed_time(end_event) / 1e3
     print(compperf.tr("torch, CUDA events: {t:time}", t=seconds))
 else:
@@ -161,22 +155,17 @@ with compperf.Benchmark(
 # Where the time goes
 # -------------------
 # One run of each proves little, so you repeat the loop and split each run in
-# two parts: the time until the loop returns, and the time you then wait for the
-# result (``.item()`` on one element of the last product blocks until that
-# product exists). Each run starts with an empty queue. The first runs can be
-# slower than the rest (caches, memory, the CPU's clock speed, a device that
-# wakes up, threads of an earlier cell that still hold the cores), so they are
-# timed but kept apart: the table shows the median and the interquartile range
-# (IQR) of each part over the runs after them, and the machine's account of
-# the whole loop (``compperf.watch``: CPU steal, CPU pressure, and a reference
-# computation timed before and after).
+# two parts: the time until the loop returns, and the time you then wait for
+# the result (``.item()`` blocks until the last product exists). The first
+# runs can be slower than the rest (caches, clock speed, a device that wakes
+# up), so they are timed but kept apart: the table shows the median and the
+# interquartile range (IQR) over the runs after them, then the machine's
+# account of the whole loop (``compperf.watch``).
 warmup_runs = 3
 returned, waited = compperf.Timer(), compperf.Timer()
 with compperf.watch() as watched:
     for _ in range(warmup_runs + repeats):
-        compperf.synchronize(
-            device
-        )  # Nothing is queued when the clock starts.
+        compperf.synchronize(device)  # Nothing queued when the clock starts.
         returned.start()
         b = torch_matmuls(a_torch)
         returned.stop()
@@ -209,24 +198,18 @@ print(watched.disturbance)
 
 
 # %%
-# Now let compperf's verdict decide, not two medians. Each run gives the ratio
-# of the synchronized time to the naive one; the median of these ratios has a
-# confidence interval. The verdict line prints the claim "result ready when
-# the loop returns", its outcome, the median ratio and its interval, against
-# the threshold 1.05 (waiting adds less than 5 %):
+# Now let compperf's verdict decide, not two medians: was the result ready
+# when the loop returned? Each run gives the ratio of the synchronized time to
+# the naive one, and the verdict holds the median ratio's confidence interval
+# against 1.05 (waiting adds less than 5 %):
 #
-# * *yes*: the whole interval lies below 1.05. The naive and synchronized
-#   timings agree: the result was ready when the loop returned, and the
-#   operations ran synchronously.
-# * *no*: the whole interval lies at 1.05 or above. The work was still queued
-#   when Python went on, and a naive timer measures only how fast you queue
-#   work.
-# * *unclear*: the interval straddles 1.05 (or the machine was disturbed), and
-#   this run cannot tell; run the page again on a quieter machine.
+# * *yes*: the timings agree; the operations ran synchronously.
+# * *no*: the work was still queued when Python went on, and a naive timer
+#   measures only how fast you queue work.
+# * *unclear*: this run cannot tell; run the page again on a quieter machine.
 ratio = compperf.Ratio.from_rounds(
     "synchronized", "naive", list(synchronized_times / naive_times)
 )
-# compperf names its own claims in the reader's language.
 claim = "result ready when the loop returns"
 synchronous = compperf.conclude(
     claim,
@@ -240,15 +223,9 @@ synchronous = compperf.conclude(
 print(synchronous)
 
 # %%
-# Which timing to trust
-# ---------------------
-# The single runs earlier on this page (the naive and synchronized cell, and
-# ``compperf.Benchmark``) each timed the loop once; any one of them can be far
-# off when the machine is busy or still warming up. Compare the single runs
-# of the synchronized loop they printed with the median of the repeated runs
-# in the table's last row. Trust the median, and the IQR beside it for how
-# much a single run can vary: a single run lands anywhere in that spread, or
-# beyond it when the machine interrupts it.
+# Compare the single runs printed earlier with the median in the table's last
+# row: trust the median, and the IQR beside it for how much a single run can
+# vary.
 
 # %%
 # How much of the machine that is
@@ -257,20 +234,15 @@ print(synchronous)
 # by the median time they give a rate, and against the peak this device
 # reaches on a matrix product (``compperf.ceilings``, which the page
 # :doc:`/auto_examples/limits/plot_2_ceilings` builds up) a share of the
-# machine. The share's range comes from the interval of the median.
+# machine, with a range from the interval of the median.
 share = compperf.ceilings(device).peak_share(ready_row, steps * 2 * size**3)
-# A rate past the peak means the loop and the peak ran under different
-# conditions (load, sizes): the share is then unclear, and says so.
 print(compperf.tr("synchronized loop: {s}", s=share))
 
 # %%
 # On a CUDA or MPS device, the naive time is how long it took to *queue* the
-# ten products; the device runs them after the loop has returned. PyTorch's CPU
-# operators are synchronous: each call returns when its result is ready, so on
-# a CPU the two timings agree. The figure shows every run as a bar: the lower
-# part is the time until the loop returned, the upper part the wait for the
-# result. The warm-up runs are the pale bars on the left: the table and the
-# verdict leave them out.
+# ten products; PyTorch's CPU operators return when their result is ready.
+# The figure shows every run as a bar: the time until the loop returned, then
+# the wait for the result. The pale bars on the left are the warm-up runs.
 fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
 runs = np.arange(1, warmup_runs + repeats + 1)
 shade = [0.35] * warmup_runs + [1.0] * repeats

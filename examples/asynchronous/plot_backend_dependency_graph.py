@@ -39,10 +39,10 @@ print(compperf.environment(device))
 # The program
 # -----------
 # Your Python code is the frontend: it decides what to compute. The backend
-# (PyTorch's C++ operators and, on a GPU, the device) does the computing. The
-# program below creates two tensors and combines them. ``make_fx`` runs it once
-# and records every operator call that reaches the backend, as an FX graph. The
-# code printed below is generated from that graph, not written by hand.
+# (PyTorch's C++ operators and, on a GPU, the device) does the computing.
+# ``make_fx`` runs the program below once and records every operator call
+# that reaches the backend, as an FX graph; the code printed below is
+# generated from that graph.
 
 
 def program():
@@ -58,14 +58,12 @@ print(graph_module.code.strip())
 # %%
 # Who depends on whom
 # -------------------
-# Each operation depends on the operations that produce its inputs, and on
-# theirs in turn. Two operations are independent when neither one needs the
-# other's result: a scheduler that knew the graph could run them in either
-# order, or at the same time. The level of an operation is the length of the
-# longest chain of operations it waits for; operations on the same level never
-# depend on each other. The table below gives, for each operation, its
-# operator, the operations it needs and its level; the line after it lists
-# the independent pairs ("-" where there are none).
+# Two operations are independent when neither one needs the other's result,
+# directly or through others: a scheduler that knew the graph could run them
+# in either order, or at the same time. The level of an operation is the
+# length of the longest chain of operations it waits for. The table gives
+# each operation's operator, the operations it needs and its level; the line
+# after it lists the independent pairs ("-" where there are none).
 
 
 def dependencies(graph_module):
@@ -93,8 +91,6 @@ def dependencies(graph_module):
     return operations, inputs, level, independent_pairs
 
 
-# The header is one message with its spaces, so that a translation can
-# line its words up with the columns below.
 header = compperf.tr("operation  operator             needs            level")
 
 
@@ -116,11 +112,9 @@ print_dependencies(graph_module)
 # -----------
 # Graphviz draws the same graph, one row per level, with the independent
 # operations side by side on the top row. An arrow points from an operation to
-# the one that uses its result. Drawing needs the ``graphviz`` Python package
-# and the ``dot`` program. Without them this cell prints one line saying which
-# is missing and no picture, then the graph as text: its edges, as "a -> b"
-# pairs, without the Python package; its source in Graphviz's DOT language,
-# without ``dot``. The table above remains the graph's text form either way.
+# the one that uses its result. Without the ``graphviz`` package or the
+# ``dot`` program this cell says which is missing and prints the graph as
+# text instead: its edges, or its source in Graphviz's DOT language.
 independent = {name for pair in independent_pairs for name in pair}
 edges = [(arg.name, node.name) for node in operations for arg in inputs[node]]
 png = None
@@ -155,14 +149,8 @@ if png is not None:
     ax.imshow(image)
     ax.set_axis_off()
     ax.set_title(compperf.tr("z = x * y + 2 as the backend sees it"))
-    ax.text(
-        0.5,
-        0,
-        compperf.tr("z is returned to Python"),
-        transform=ax.transAxes,
-        ha="center",
-        va="top",
-    )
+    returned = compperf.tr("z is returned to Python")
+    ax.text(0.5, 0, returned, transform=ax.transAxes, ha="center", va="top")
     fig.tight_layout()
     plt.show()
 
@@ -175,18 +163,13 @@ if png is not None:
 # stream*, and a stream runs its kernels one after another, in the order they
 # were launched: the two independent ``ones`` kernels run one after the other,
 # never at the same time. ``torch.profiler`` records the order in which the
-# operators reached the backend. The first line below lists them in that
-# order, the second in the program's order. In eager mode the two lists are
-# the same: each call reaches the backend as Python makes it, one call at a
-# time, although the two ``ones`` calls do not depend on each other.
+# operators reached the backend; the two lines below compare it with the
+# program's order.
 with profile(activities=[ProfilerActivity.CPU]) as prof:
     z = program()
     compperf.synchronize(device)
-recorded = [
-    event
-    for event in prof.events()
-    if event.name in {"aten::ones", "aten::mul", "aten::add"}
-]
+names = {"aten::ones", "aten::mul", "aten::add"}
+recorded = [event for event in prof.events() if event.name in names]
 recorded.sort(key=lambda event: event.time_range.start)
 dispatched = [event.name.removeprefix("aten::") for event in recorded]
 program_order = [str(node.target).split(".")[1] for node in operations]
@@ -194,10 +177,9 @@ print(compperf.tr("dispatched: {ops}", ops=", ".join(dispatched)))
 print(compperf.tr("program order: {ops}", ops=", ".join(program_order)))
 
 # %%
-# A synchronization point is where Python waits for the queue: when it needs a
-# value (``z.tolist()``, ``print(z)``, ``if z.sum() > 0:``) or asks for it
-# (``torch.cuda.synchronize()``). Until then, on a GPU, Python runs ahead of
-# the device. The page on barriers and blockers measures each of them.
+# Python waits for the queue only where it needs a value (``z.tolist()``,
+# ``print(z)``) or asks for it (``torch.cuda.synchronize()``); until then, on
+# a GPU, it runs ahead of the device.
 print("z =", z.tolist())
 
 # %%
@@ -207,13 +189,10 @@ print("z =", z.tolist())
 # the forward pass recorded (each result's ``grad_fn`` and its
 # ``next_functions``). It counts, for every node, how many nodes feed it
 # gradients, and runs a node only when all of them have run: a real dependency
-# scheduler. On CUDA each backward kernel goes to the stream that its forward
-# operator used. You can watch the engine: a hook on each node records the
-# order in which it ran. The first line below lists the nodes in that order;
-# the second says whether each one ran after every node that feeds it
-# gradients (``True``). Nothing orders the two ``AccumulateGrad`` nodes,
-# which write ``x.grad`` and ``y.grad``: they are independent, and either may
-# come first.
+# scheduler. A hook on each node records the order in which it ran; the
+# second line says whether each one ran after every node that feeds it
+# gradients (``True``). Nothing orders the two ``AccumulateGrad`` nodes, which
+# write ``x.grad`` and ``y.grad``: either may come first.
 x = torch.ones((1, 2), device=device, requires_grad=True)
 y = torch.ones((1, 2), device=device, requires_grad=True)
 loss = (x * y + 2).sum()
@@ -248,21 +227,16 @@ topological = all(
 print(compperf.tr("in dependency order: {ok}", ok=topological))
 
 # %%
-# **Compilers** see the whole graph before anything runs. ``torch.compile``
-# hands it to Inductor, which fuses the multiplication and the addition of
-# ``x * y + 2`` into one kernel and emits code in an order that respects the
-# graph; on CUDA the generated code still launches its kernels on one stream.
-# Run a script with the environment variable ``TORCH_LOGS=output_code`` to see
-# that code. The chapter :doc:`/auto_examples/compilers/index` measures when
-# compiling pays.
+# **Compilers** see the whole graph before anything runs: ``torch.compile``
+# hands it to Inductor, which fuses ``x * y + 2`` into one kernel and orders
+# its code by the graph, still on one stream (``TORCH_LOGS=output_code`` shows
+# that code; :doc:`/auto_examples/compilers/index` measures when it pays).
 #
 # Overlap is your job: a second stream and an event
 # -------------------------------------------------
 # Work overlaps on a GPU only when it sits on different streams (or devices).
-# The code below copies data from pinned host memory to the GPU on a second
-# stream while the current stream multiplies matrices. CUDA events time each
-# task alone, and ``compperf.interleave`` times the two ways in turns, so
-# that its verdict on the overlap survives a busy machine:
+# On CUDA the cell below copies 512 MiB from pinned host memory to the GPU on
+# a second stream while the current stream multiplies matrices:
 #
 # * ``side.wait_stream(main)``: the side stream starts after the work queued
 #   on ``main`` so far;
@@ -272,22 +246,15 @@ print(compperf.tr("in dependency order: {ok}", ok=topological))
 #   on ``main``, so the caching allocator must not reuse their memory before
 #   ``main`` is done with them.
 #
-# On CUDA the cell prints four times (each task alone, by CUDA events; one
-# stream and two streams, the medians of the interleaved rounds), then
-# compperf's verdict: two streams overlapped when the interval of two streams'
-# time over one stream's lies wholly below 1/1.05. *Yes*: the GPU's copy
-# engines moved the data while its cores computed, and the last line gives
-# the time the second stream hid (one stream minus two streams) and, in
-# parentheses, its share of the shorter task; two streams approach the longer
-# task's time, one stream takes the sum of both. *No*: the streams did not
-# overlap measurably, and the hidden time is noise. *Unclear*: the rounds
-# disagree too much to tell on this run.
-#
-# Elsewhere the cell prints one line and does not run. A CPU has no streams:
-# each operator has finished when its call returns. On Apple's MPS backend
-# PyTorch gives Python no second stream. On CUDA the cell copies 512 MiB from
-# pinned host memory to the GPU on a second stream while the first stream
-# multiplies matrices.
+# It prints each task's time alone (CUDA events), the medians of one stream
+# and two streams timed in turns by ``compperf.interleave``, then compperf's
+# verdict: two streams overlapped when the interval of their time over one
+# stream's lies wholly below 1/1.05. *Yes*: the copy engines moved the data
+# while the cores computed; the last line gives the time hidden and its share
+# of the shorter task. *No*: no measurable overlap; the hidden time is noise.
+# *Unclear*: the rounds disagree too much to tell. Elsewhere the cell prints
+# one line: a CPU has no streams, and on Apple's MPS backend PyTorch gives
+# Python no second stream.
 
 # compperf: cuda-only
 if device.type == "cuda":
@@ -369,8 +336,6 @@ else:
 # %%
 # Summary
 # -------
-# * The dependency graph of a program says which operations need which
-#   results; independent operations could run in any order.
 # * Eager PyTorch does not schedule from that graph: each call reaches the
 #   backend in program order, and a CUDA stream runs its kernels in the order
 #   they were queued.

@@ -33,12 +33,12 @@ print(compperf.environment(device))
 # Each step queues ten matrix products and then does one thing with the last
 # product. A *barrier* waits on purpose: synchronizing the device, a stream or
 # an event. A *blocker* waits because it needs the values: on a GPU,
-# ``.item()``, ``.cpu()``, ``.numpy()`` and printing a tensor all copy data to
-# the host. The copy is queued on the current stream behind everything queued
-# before it, so a blocker waits for all of that work, not only for the
-# kernels that produce its value. On a CPU the data is already there, and
-# ``.cpu()`` returns the tensor itself. The line below gives the number of
-# products in one step and the matrix size.
+# ``.item()``, ``.cpu()``, ``.numpy()`` and printing a tensor copy data to the
+# host, and the copy is queued behind everything queued before it on the
+# current stream. Hidden ones look like any other operation: ``b[b > 0]`` and
+# ``nonzero()`` read back the size of their result, ``.tolist()`` copies, and
+# ``if b.sum() > 0:`` is a ``.item()`` in disguise. ``torch.where(b > 0, b,
+# 0)`` has a result of known size and does not wait.
 size = {"cpu": 192, "mps": 2048, "cuda": 4096}[device.type]
 repeats = 15
 # sphinx_gallery_start_ignore
@@ -59,110 +59,46 @@ def work():
     return b
 
 
-def to_numpy(t):
-    # .numpy() works only on CPU tensors; .cpu() costs nothing there.
-    return t.cpu().numpy()
-
-
-def print_tensor(t):
-    # This formats every value shown, as print(t) does, but prints nothing.
-    print(t, file=io.StringIO())
-
-
-# Each way to wait has a name that labels the table and the figure. The
-# names that are code read the same in every language.
-blockers = {
-    compperf.tr("no blocker"): lambda b: None,
-    "compperf.synchronize()": lambda b: compperf.synchronize(device),
-    ".item()": lambda b: b[0, 0].item(),
-    ".cpu()": lambda b: b.cpu(),
-    ".numpy()": to_numpy,
-    "print(tensor)": print_tensor,
-}
-
-# %%
-# Hidden synchronizations
-# -----------------------
-# Some calls wait although they look like any other tensor operation, because
-# Python needs a value or a size before it can go on:
-#
-# * boolean-mask indexing ``b[b > 0]`` and ``nonzero()``: the size of the
-#   result depends on the data, so PyTorch reads a count back from the device
-#   before it can allocate the result;
-# * ``.tolist()``: it copies the values to Python numbers;
-# * ``if tensor:`` (here ``if b.sum() > 0:``): Python needs one ``True`` or
-#   ``False``, which is a ``.item()`` in disguise.
-#
-# ``torch.where(b > 0, b, 0)`` computes a masked result of known size instead,
-# and does not wait.
-
-
 def if_tensor(b):
     if b.sum() > 0:
         return b
 
 
-blockers.update(
-    {
-        "b[b > 0]": lambda b: b[b > 0],
-        "b.nonzero()": lambda b: b.nonzero(),
-        "b[0].tolist()": lambda b: b[0].tolist(),
-        "if b.sum() > 0:": if_tensor,
-        "torch.where(b > 0, b, 0)": lambda b: torch.where(b > 0, b, 0),
-    }
-)
+# print(tensor) formats the values without showing them.
+blockers = {
+    compperf.tr("no blocker"): lambda b: None,
+    "compperf.synchronize()": lambda b: compperf.synchronize(device),
+    ".item()": lambda b: b[0, 0].item(),
+    ".cpu()": lambda b: b.cpu(),
+    ".numpy()": lambda b: b.cpu().numpy(),
+    "print(tensor)": lambda b: print(b, file=io.StringIO()),
+    "b[b > 0]": lambda b: b[b > 0],
+    "b.nonzero()": lambda b: b.nonzero(),
+    "b[0].tolist()": lambda b: b[0].tolist(),
+    "if b.sum() > 0:": if_tensor,
+    "torch.where(b > 0, b, 0)": lambda b: torch.where(b > 0, b, 0),
+}
 
 # %%
-# Streams and events exist only on accelerators. On a CPU each operation has
-# finished when it returns, so there is no queue for them to wait on. Where a
-# device lacks them, the code says what it leaves out instead of skipping it
-# silently: one line per way to wait that this run leaves out, with the
-# reason (none on this device, or the error the backend raised). The same
-# goes for copies from host memory to a CUDA device: a ``non_blocking=True``
-# copy from *pinned* (page-locked) host memory is queued like a kernel, but
-# from ordinary *pageable* memory the driver first stages the data, and the
-# call can wait for the queue ahead of it.
-#
-# On a GPU, each operation goes to the *current stream*, the device's default
-# stream unless you switch, and runs after everything queued there before
-# it. A *side stream* (``torch.cuda.Stream()``, entered with
-# ``with torch.cuda.stream(s):``) is another queue whose work may overlap the
-# default stream's. Nothing orders two streams unless you do
-# (``s.wait_stream(torch.cuda.current_stream())``, or an event), and a tensor
-# made on one stream and used on another needs ``tensor.record_stream(s)``,
-# so that its memory is not reused while the other stream still reads it.
-# This page uses the current stream only: ``stream.synchronize()`` waits for
-# that stream, ``torch.cuda.synchronize()`` for every stream of the device;
-# :doc:`/auto_examples/parallelism/plot_3_streams_and_copies` overlaps work
-# on several streams.
-stream_synchronize = "stream.synchronize()"
-event_synchronize = "event.synchronize()"
+# Streams and events exist only on accelerators (this page uses the current
+# stream only; :doc:`/auto_examples/parallelism/plot_3_streams_and_copies`
+# uses several). On CUDA, a ``non_blocking=True`` copy from *pinned* host
+# memory is queued like a kernel; from *pageable* memory the driver first
+# stages the data, and the call can wait. A line says what this run leaves
+# out, and why.
 not_here = compperf.tr("none on {device}", device=device)
-not_measured = {}
-has_events = False
-if device.type == "cpu":
-    not_measured = dict.fromkeys(
-        [stream_synchronize, event_synchronize], not_here
-    )
-else:
+waits = ["stream.synchronize()", "event.synchronize()"]
+not_measured, has_events = dict.fromkeys(waits, not_here), False
+if device.type != "cpu":
     try:
         stream = torch.accelerator.current_stream(device)
-        torch.Event(device=device)
-    except RuntimeError as error:
-        # This backend lacks the generic stream and event API.
-        not_measured = dict.fromkeys(
-            [stream_synchronize, event_synchronize], str(error)
-        )
+        stream.record_event().synchronize()
+    except RuntimeError as error:  # no generic stream and event API here
+        not_measured = dict.fromkeys(waits, str(error))
     else:
-
-        def wait_for_event(b):
-            event = torch.Event(device=device)
-            event.record(stream)
-            event.synchronize()
-
-        blockers[stream_synchronize] = lambda b: stream.synchronize()
-        blockers[event_synchronize] = wait_for_event
-        has_events = True
+        blockers[waits[0]] = lambda b: stream.synchronize()
+        blockers[waits[1]] = lambda b: stream.record_event().synchronize()
+        not_measured, has_events = {}, True
 if device.type == "cuda":
     pageable = torch.randn(size, size)
     pinned = pageable.pin_memory()
@@ -180,12 +116,10 @@ for name, why in not_measured.items():
 # %%
 # Timing the steps
 # ----------------
-# For each blocker you time, many times over, how long the Python thread is
-# held: from the start of a step until the blocker returns. Every step starts
-# with an empty queue, and the clock does not synchronize, so it sees only what
-# Python sees. The blockers take turns, run after run, so that a busy moment of
-# the machine does not land on one of them only. The table lists the median and
-# the IQR per step; ``vs first`` is the ratio to the step without a blocker.
+# For each blocker you time how long the Python thread is held, from the
+# start of a step (with an empty queue) until the blocker returns; the clock
+# does not synchronize. The blockers take turns, run after run, so that a
+# busy moment of the machine does not land on one of them only.
 timers = {name: compperf.Timer() for name in blockers}
 with compperf.watch() as watched:
     for _ in range(1 + repeats):  # The first run is the warm-up.
@@ -210,49 +144,37 @@ title = compperf.tr("Python thread held per step (no synchronization)")
 print(compperf.compare(results, title=title))
 
 # %%
-# The line below is compperf's verdict: does a step with nothing that waits
-# return much sooner than a step that ends with a barrier? Each run gives the
-# ratio of the two steps' times; "much sooner" means that the median ratio's
-# confidence interval lies wholly below 1/2 (at least twice as soon). A busy
-# machine moves single steps by tens of percent, a queue of ten products moves
-# them by far more.
+# compperf's verdict: does a step with nothing that waits return in under
+# half the time of a step that ends with a barrier (the interval of the runs'
+# median ratio wholly below 1/2)?
 #
-# * *yes*: Python went on while the device still worked. One more verdict
-#   line per blocker follows, each against the same barrier: *yes* where
-#   Python went on without waiting, *no* where it waited for the device,
-#   *unclear* where this run cannot tell.
-# * *no*: a step without a blocker takes as long as one with a barrier. The
-#   work is done when the call returns, as on a CPU, so waiting costs almost
-#   nothing; where a blocker still costs more in the table, it pays for its
-#   own work, such as a copy or formatting the printed text.
-# * *unclear*: the interval straddles 1/2, the runs disagree too much to
-#   tell, and the question stays open on this run.
-#
-# The line after the verdicts says how disturbed the machine was meanwhile.
-EARLY = 2.0
-baseline = results[0]
-synchronized = results[1]
-barrier = timers[synchronized.description].times[1:]
+# * *yes*: Python went on while the device still worked. One verdict line
+#   per blocker follows, against the same barrier: *yes* where Python went
+#   on without waiting, *no* where it waited, *unclear* where this run
+#   cannot tell.
+# * *no*: the work is done when the call returns, as on a CPU, so waiting
+#   costs almost nothing; a blocker that still costs more in the table pays
+#   for its own work, such as a copy or formatting the printed text.
+# * *unclear*: the runs disagree too much to tell.
+barrier = np.array(timers["compperf.synchronize()"].times[1:])
 
 
 def early_verdict(name):
-    """Does a step ending with ``name`` return at least EARLY times sooner than with a barrier?"""
-    runs = zip(timers[name].times[1:], barrier, strict=True)
-    ratio = compperf.Ratio.from_rounds(
-        name, "barrier", [t / s for t, s in runs]
-    )
+    """Does a step ending with ``name`` return in under half a barrier's time?"""
+    ratios = np.array(timers[name].times[1:]) / barrier
+    ratio = compperf.Ratio.from_rounds(name, "barrier", list(ratios))
     return compperf.conclude(
         compperf.tr("returns in under half a barrier's time"),
         name,
         ratio.low,
         ratio.high,
-        below=1 / EARLY,
+        below=1 / 2,
         disturbed=watched.disturbance.disturbed,
         value=ratio.estimate,
     )
 
 
-early = early_verdict(baseline.description)
+early = early_verdict(results[0].description)
 returns_early = early.yes
 print(early)
 if early.yes:
@@ -262,25 +184,16 @@ print(watched.disturbance)
 
 # %%
 # The figure shows the same medians, with error bars from the first to the
-# third quartile (never below zero). When the
-# device works asynchronously, the bars of the steps that return early are
-# short and those that wait are long, because they all wait for the same ten
-# products. When it does not, as on a CPU, every bar is about as long as the
-# work itself.
+# third quartile. When the device works asynchronously, the steps that return
+# early have short bars and those that wait long ones, because they all wait
+# for the same ten products. On a CPU every bar is about as long as the work.
 fig, ax = plt.subplots(figsize=(7, 3.5))
-names = [m.description for m in results]
+medians = np.array([m.median for m in results])
+quartiles = np.array([m.quartiles for m in results]).T
 ax.barh(
-    names,
-    [m.median * 1e3 for m in results],
-    xerr=np.clip(
-        [
-            [m.median - m.quartiles[0] for m in results],
-            [m.quartiles[1] - m.median for m in results],
-        ],
-        0,
-        None,
-    )
-    * 1e3,
+    [m.description for m in results],
+    medians * 1e3,
+    xerr=np.abs(quartiles - medians) * 1e3,  # to each quartile
     color=["#999999"] + ["#1f77b4"] * (len(results) - 1),
 )
 ax.invert_yaxis()
@@ -297,25 +210,12 @@ plt.show()
 # You do not have to guess which line waits. On CUDA,
 # ``torch.cuda.set_sync_debug_mode("warn")`` makes PyTorch warn whenever an
 # operation makes the host wait for the device (``"error"`` raises instead;
-# ``"default"`` turns it off). PyTorch calls the mode experimental: it does not
-# catch every synchronization. It flags the copies that wait and
-# ``stream.synchronize()``, but neither ``event.synchronize()`` nor
-# ``torch.cuda.synchronize()`` (in ``c10/cuda/CUDAFunctions.h`` the stream's
-# synchronization and the copies that wait call the warning, the device's
-# synchronization does not), so on a GPU the list of
-# silent calls below holds those two barriers as well as ``torch.where``;
-# and a ``non_blocking=True`` copy from pageable memory can block without a
-# warning. The cell below runs each way to wait once in that mode, after
-# queued work, and prints two lines: the ways to wait that warned, and those
-# that stayed silent.
-#
-# The mode exists for CUDA only; on another device the cell prints one line
-# saying it did not run. On CUDA it warns for the calls that copy values to
-# the host (``.item()``, ``.cpu()``, ``.numpy()``, ``.tolist()``, printing),
-# for boolean-mask indexing, ``nonzero()``, ``if tensor:`` and
-# ``stream.synchronize()``; among the silent ones are ``torch.where``,
-# ``event.synchronize()`` and ``compperf.synchronize()`` (which calls
-# ``torch.cuda.synchronize()``).
+# ``"default"`` turns it off). The mode is experimental: it flags the copies
+# that wait and ``stream.synchronize()``, but neither ``event.synchronize()``
+# nor ``torch.cuda.synchronize()`` (see ``c10/cuda/CUDAFunctions.h``), and a
+# ``non_blocking=True`` copy from pageable memory can block without a
+# warning. The cell below runs each way to wait once in that mode and prints
+# those that warned and those that stayed silent.
 
 # compperf: cuda-only
 if device.type == "cuda":
@@ -348,15 +248,6 @@ else:
 # tensors and read them once at the end, and prefer operations whose result
 # has a size known in advance.
 #
-# Queued work also fails late. A kernel that goes wrong on a GPU (an index
-# out of range, say) reports its error at the next call that waits for the
-# device or checks for errors, a blocker or a barrier perhaps many lines
-# later, and the traceback points there, not at the operation that failed.
-# To find the culprit, run the program with the environment variable
-# ``CUDA_LAUNCH_BLOCKING=1``: every kernel launch then waits until the
-# kernel has finished, so the error surfaces at its own line (and the
-# program runs slower; it is for debugging only).
-#
 # Summary
 # -------
 # * A barrier waits on purpose: ``torch.cuda.synchronize()``,
@@ -366,17 +257,8 @@ else:
 #   ``.cpu()``, ``.numpy()``, ``.tolist()``, ``print``, ``if tensor:``,
 #   boolean-mask indexing and ``nonzero()``; on CUDA also a copy from pageable
 #   host memory.
-# * A blocker waits for everything queued before it on the current stream,
-#   not only for the kernels that produce its value.
 # * ``torch.cuda.set_sync_debug_mode("warn")`` finds most hidden ones on CUDA,
-#   but not all: it does not flag ``event.synchronize()`` nor
-#   ``torch.cuda.synchronize()``, and a ``non_blocking`` copy from pageable
-#   memory can block without a warning.
-# * A CUDA error (a bad index in a kernel, say) is reported at a later call
-#   that waits, not at the line that queued the kernel; see the note above
-#   the summary.
-# * On a CPU every operator has finished when it returns: nothing is left to
-#   wait for, and each blocker costs only its own work.
+#   but not all.
 #
 # Exercises
 # ---------
@@ -390,16 +272,12 @@ else:
 #
 # Answers
 # -------
-# 1. In PyTorch you mark a point in a stream with an event: ``event.synchronize()``
-#    waits until the stream has reached it, not for the work queued after it.
-#    Reading a tensor that the first half computed would not do: the copy to
-#    the host is queued behind the second half on the same stream. The cell
-#    below queues one step's products, records an event, queues another
-#    step's, and prints two times: waiting for the event (the first half),
-#    then synchronizing the device (the rest). Where the device has no events
-#    (a CPU has none), it prints one line instead: there every product has
-#    finished when its call returns, so waiting for the middle and waiting for
-#    everything would both return at once.
+# 1. You mark a point in a stream with an event: ``event.synchronize()``
+#    waits until the stream has reached it, not for the work queued after it
+#    (reading a tensor of the first half would wait for the second: the copy
+#    is queued behind it). The cell below queues one step, records an event,
+#    queues another step, and prints the wait for the event, then for the
+#    rest. A CPU has no events, and nothing to wait for.
 if not has_events:
     print(compperf.tr("no events on {device}", device=device))
 else:

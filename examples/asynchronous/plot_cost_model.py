@@ -33,10 +33,8 @@ print(compperf.environment(device))
 # wait once, the frontend works while the backend computes, and when ``t2`` is
 # the larger of ``t1`` and ``t2`` the loop costs ``t1 + N * t2 + t3``.
 #
-# The operation is ``y = x + 1`` on a float32 vector that is larger on a GPU,
-# so that the backend has more to do than the frontend: ``2**15`` values on a
-# CPU, ``2**22`` on Apple MPS, ``2**24`` on CUDA. The loops run ``N`` of them,
-# ``N`` from 1 to 32 on a CPU and to 256 on a GPU.
+# The operation is ``y = x + 1`` on a float32 vector, larger on a GPU so that
+# the backend has more to do than the frontend; the loops run ``N`` of them.
 elements = {"cpu": 2**15, "mps": 2**22, "cuda": 2**24}[device.type]
 counts = (
     [1, 2, 4, 8, 16, 32, 64, 128, 256]
@@ -96,12 +94,10 @@ print(t3_measurement)
 # %%
 # Loops of N operations
 # ---------------------
-# Now you time both loops for each ``N`` with ``compperf.interleave``: it runs
-# them in turns (wait once, wait every step, wait once, ...) in rounds, each
-# round a few blocks of calls that synchronize the device, at least ten rounds,
-# so that a busy moment of the machine hits both alike. The table gives the median and IQR
-# per loop over all blocks; every later number about these loops comes from
-# these same comparisons.
+# ``compperf.interleave`` times both loops for each ``N`` in turns (wait once,
+# wait every step, wait once, ...), at least ten rounds, so that a busy moment
+# of the machine hits both alike. Every later number about these loops comes
+# from these comparisons.
 comparisons = [
     compperf.interleave(
         {
@@ -124,13 +120,10 @@ print(compperf.compare(once + every))
 # Fitting the model
 # -----------------
 # With ``t1`` and ``t3`` measured, the model of the loop that waits once has
-# one free number left: ``t2``. A least-squares fit on the relative error gives
-# it, so that short and long loops count alike. The loop that waits every step
-# gets its own fit, ``N * c``: the model says ``c = t1 + t2 + t3``. The two
-# lines below give the fitted ``t2`` and ``c``, each with the worst error of
-# its model (``t1 + N * t2 + t3``, then ``N * c``): how far the model is from
-# its furthest measured point, as a share of that point. Hold ``c`` against
-# the sum of the fitted ``t2`` and the medians of ``t1`` and ``t3`` above.
+# one free number left, ``t2``, which a least-squares fit on the relative
+# error gives. The loop that waits every step gets its own fit, ``N * c``:
+# the model says ``c = t1 + t2 + t3``. Each line gives the worst error of its
+# model, as a share of the measured point.
 n = np.array(counts, dtype=float)
 once_median = np.array([m.median for m in once])
 every_median = np.array([m.median for m in every])
@@ -156,20 +149,13 @@ print(compperf.tr("c = {t:time}, worst error: {e:.0%}", t=c, e=error_every))
 # %%
 # What waiting every step costs
 # -----------------------------
-# Now let compperf's verdict compare the two loops at the largest ``N``, from
-# the same interleaved comparison as the table's last rows: the median of the
-# per-round ratios of waiting once over waiting every step, with its
-# confidence interval. The first line below gives the difference of the two
-# medians in the table per step: waiting every step minus waiting once,
-# divided by ``N``. The verdict line prints the claim "faster" for the loop
-# that waits once against the loop that waits every step at that ``N``, its
-# outcome, the median ratio and its interval, against the threshold
-# ``1 / 1.05`` (faster by more than 5 %):
+# At the largest ``N``, compperf's verdict says whether waiting once is
+# faster than waiting every step (the interval of the per-round ratios wholly
+# below ``1 / 1.05``); the first line gives the difference of the medians per
+# step.
 #
-# * *yes*: the whole interval lies below the threshold. Waiting every step
-#   costs the difference above for each step.
-# * *no*: the whole interval lies at the threshold or above. Waiting once is
-#   not faster than waiting every step on this device.
+# * *yes*: waiting every step costs that difference for each step.
+# * *no*: waiting once is not faster on this device.
 # * *unclear*: the interval straddles the threshold (or the machine was
 #   disturbed), and this run cannot tell.
 #
@@ -185,11 +171,8 @@ print(largest.disturbance)
 print(faster)
 
 # %%
-# The figure puts the model over the measurements: points are the medians of
-# the two loops, named in the legend by the functions that run them, error
-# bars reach from the first to the third quartile (never below zero), lines
-# are the model, against ``N``, the operations per loop. Both axes are
-# logarithmic, so short and long loops fit on one plot.
+# The figure puts the model (lines) over the medians of the two loops, with
+# error bars from the first to the third quartile, on logarithmic axes.
 
 
 def quartile_bars(measurements):
@@ -201,33 +184,18 @@ def quartile_bars(measurements):
 
 fig, ax = plt.subplots(figsize=(7, 4.5), layout="constrained")
 ax.errorbar(
-    n,
-    once_median * 1e6,
-    yerr=quartile_bars(once),
-    fmt="o",
-    label="wait_once(N)",
+    n, once_median * 1e6, quartile_bars(once), fmt="o", label="wait_once(N)"
 )
 ax.errorbar(
     n,
     every_median * 1e6,
-    yerr=quartile_bars(every),
+    quartile_bars(every),
     fmt="s",
     label="wait_every_step(N)",
 )
 grid = np.geomspace(n[0], n[-1], 100)
-ax.plot(
-    grid,
-    (t1 + grid * t2 + t3) * 1e6,
-    color="C0",
-    label=r"$t_1 + N t_2 + t_3$",
-)
-ax.plot(
-    grid,
-    grid * c * 1e6,
-    color="C1",
-    linestyle="--",
-    label=r"$N c$",
-)
+ax.plot(grid, (t1 + grid * t2 + t3) * 1e6, "C0", label=r"$t_1 + N t_2 + t_3$")
+ax.plot(grid, grid * c * 1e6, "C1--", label=r"$N c$")
 ax.set_xscale("log", base=2)
 ax.set_yscale("log")
 ax.set_xlabel("$N$")
