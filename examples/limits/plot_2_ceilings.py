@@ -239,8 +239,9 @@ for name, values in bandwidths.items():
     right.plot(WORKING_SETS, gbs, marker="o", label=names[name])
 for level, size in caches.items():
     right.axvline(size, color="gray", linestyle=":")
-    at = (size, 0.95)  # Cache levels are names, drawn as they are.
-    right.annotate(f"L{level}", at, xycoords=("data", "axes fraction"))
+    # Cache levels are names, drawn as they are.
+    at = {"xycoords": ("data", "axes fraction"), "fontfamily": "monospace"}
+    right.annotate(f"L{level}", (size, 0.95), **at)
 right.set(xscale="log", xlabel=compperf.tr("working set (bytes)"))
 right.set(ylabel=compperf.tr("GB/s"), title=compperf.tr("memory and caches"))
 left.legend(fontsize=6)

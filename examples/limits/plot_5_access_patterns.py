@@ -192,11 +192,13 @@ top.set_title(compperf.tr("index_select of {mib:.0f} MiB", mib=n * 4 / 2**20))
 bottom.plot([e * 8 for e in CHASE_SIZES], [s * 1e9 for s in latency], "o-")
 for level, size in caches.items():
     bottom.axvline(size, color="gray", linestyle=":")
-    at = (size, 0.95)  # Cache levels are names, drawn as they are.
-    bottom.annotate(f"L{level}", at, xycoords=("data", "axes fraction"))
+    # Cache levels are names, drawn as they are.
+    at = {"xycoords": ("data", "axes fraction"), "fontfamily": "monospace"}
+    bottom.annotate(f"L{level}", (size, 0.95), **at)
 bottom.set(xscale="log", xlabel=compperf.tr("bytes of the chain"))
 bottom.set(ylabel=compperf.tr("ns per dependent load"))
-bottom.set_title("i = next[i]")  # The chain's code, drawn as it is.
+# The chain's code, drawn as it is.
+bottom.set_title("i = next[i]", fontfamily="monospace")
 plt.show()
 
 # %%
