@@ -19,12 +19,11 @@ page says so and moves the other points.
 # :doc:`/auto_examples/limits/plot_3_roofline`): the provenance, then the ceilings that
 # ``compperf.ceilings`` measured once in this process (one thread on a CPU).
 #
-# Each move below is decided by ``Comparison.faster``, which prints one line:
-# the claim "faster", the two variants, its outcome, the measured ratio of
-# their times and its interval, against the threshold ``1 / 1.05``. *yes*
-# when the whole interval lies below the threshold (the move saves more than
-# 5 % of the time), *no* when it lies at or above it, *unclear* when it
-# reaches across it or the machine was disturbed.
+# Each move below is decided by ``Comparison.faster``, whose line gives the
+# ratio of the two times and its interval against ``1 / 1.05``: *yes* when
+# the whole interval lies below (the move saves more than 5 % of the time),
+# *no* when it lies at or above, *unclear* when it reaches across or the
+# machine was disturbed.
 
 import time
 import warnings
@@ -64,13 +63,12 @@ points = {}  # name: (intensity, FLOP/s)
 # reads its input from memory and writes its output back: 32 bytes per
 # element in float32 for 4 FLOP. ``torch.compile`` fuses the four into one
 # kernel (on a CPU, C++ code that Inductor generates): it reads ``x`` once and
-# writes the result once, 8 bytes per element for the same 4 FLOP. The
-# intensity rises fourfold; whether the time falls is for the measurement to
-# say. The chapter :doc:`/auto_examples/compilers/index` shows how the graph is
-# captured. The first line below says how long the compilation took and
-# whether Inductor compiled from scratch or loaded its cache; where
-# ``torch.compile`` fails (on a CPU without a C++ compiler), it says why, the
-# chain stays unfused and the page moves the other points.
+# writes the result once, 8 bytes per element for the same 4 FLOP (the
+# chapter :doc:`/auto_examples/compilers/index` shows how). The intensity
+# rises fourfold; whether the time falls is for the measurement to say. The
+# first line says how long the compilation took and whether Inductor
+# compiled or loaded its cache; where ``torch.compile`` fails (a CPU without
+# a C++ compiler), it says why and the chain stays unfused.
 
 
 def chain(x):
@@ -122,24 +120,14 @@ layer = nn.Linear(512, 512).to(device).requires_grad_(False)
 samples = torch.randn(BATCH, 512, device=device)
 one_by_one = [samples[i : i + 1] for i in range(BATCH)]
 one_each, batched = compperf.tr("64 x batch 1"), compperf.tr("1 x batch 64")
-batching = compperf.interleave(
-    {
-        one_each: lambda: [layer(s) for s in one_by_one],
-        batched: lambda: layer(samples),
-    },
-    device=device,
-    budget=BUDGET,
-)
+calls = {one_each: lambda: [layer(s) for s in one_by_one]}
+calls[batched] = lambda: layer(samples)
+batching = compperf.interleave(calls, device=device, budget=BUDGET)
 weights = (512 * 512 + 512) * 4
-for name, calls, batch in (
-    (one_each, BATCH, 1),
-    (batched, 1, BATCH),
-):
-    share = limits.share(
-        batching.measurements[name],
-        calls * 2 * batch * 512 * 512,
-        calls * (weights + 2 * batch * 512 * 4),
-    )
+for name, count, batch in ((one_each, BATCH, 1), (batched, 1, BATCH)):
+    flop, moved = 2 * batch * 512 * 512, weights + 2 * batch * 512 * 4
+    m = batching.measurements[name]
+    share = limits.share(m, count * flop, count * moved)
     points[name] = (share.intensity, share.achieved)
 print(batching.faster(batched, one_each))
 
@@ -159,16 +147,12 @@ operands = {
     name: [torch.randn(size, size, device=device).to(dtype)] * 2
     for name, dtype in dtypes.items()
 }
-precision = compperf.interleave(
-    {name: (lambda a=a, b=b: a @ b) for name, (a, b) in operands.items()},
-    device=device,
-    budget=BUDGET,
-)
+products = {d: (lambda a=a, b=b: a @ b) for d, (a, b) in operands.items()}
+precision = compperf.interleave(products, device=device, budget=BUDGET)
 for name, dtype in dtypes.items():
-    itemsize = torch.empty((), dtype=dtype).element_size()
-    share = limits.share(
-        precision.measurements[name], 2 * size**3, 3 * size**2 * itemsize
-    )
+    moved = 3 * size**2 * torch.empty((), dtype=dtype).element_size()
+    m = precision.measurements[name]
+    share = limits.share(m, 2 * size**3, moved)
     points[name] = (share.intensity, share.achieved)
 for smaller, larger in (("float32", "float64"), ("bfloat16", "float32")):
     print(precision.faster(smaller, larger))
@@ -178,19 +162,13 @@ for smaller, larger in (("float32", "float64"), ("bfloat16", "float32")):
 # -----------
 # The float32 roofline of this machine, and an arrow for each move: from the
 # eager chain to the fused one, from 64 single-sample calls to one batch, and
-# from float64 through float32 to bfloat16. An arrow that points up and to
-# the right is the move the section above describes; one that points down
-# means that the move cost time on this machine. The table gives each point:
-# its intensity, the FLOP/s it reached and their share of the float32 roof at
-# that intensity (for the float64 and bfloat16 points a rough guide only: see
-# exercise 3).
+# from float64 through float32 to bfloat16. An arrow pointing up and right
+# is the move described above; one pointing down cost time on this machine.
+# The table gives each point's intensity, FLOP/s and share of the float32
+# roof there (a rough guide only for float64 and bfloat16: see exercise 3).
 
-moves = [
-    (eager, "torch.compile"),
-    (one_each, batched),
-    ("float64", "float32"),
-    ("float32", "bfloat16"),
-]
+moves = [(eager, "torch.compile"), (one_each, batched)]
+moves += [("float64", "float32"), ("float32", "bfloat16")]
 xs = [p[0] for p in points.values()]
 span = [min(min(xs), limits.ridge) / 2, max(max(xs), limits.ridge) * 2]
 grid = [span[0] * (span[1] / span[0]) ** (i / 100) for i in range(101)]
@@ -205,31 +183,18 @@ fig, ax = plt.subplots(figsize=(7, 5))
 ax.plot(grid, [limits.roof(i) / 1e9 for i in grid], color="black")
 for name, (intensity, rate) in points.items():
     ax.plot(intensity, rate / 1e9, marker="o", color="tab:blue")
-    ax.annotate(
-        name,
-        (intensity, rate / 1e9),
-        fontsize=8,
-        # Code is drawn as it is; a name in words is translated (Text).
-        fontfamily=None if isinstance(name, Text) else "monospace",
-        textcoords="offset points",
-        xytext=(4, 4),
-    )
+    # Code is drawn as it is; a name in words is translated (Text).
+    font = None if isinstance(name, Text) else "monospace"
+    at = {"textcoords": "offset points", "xytext": (4, 4)}
+    ax.annotate(name, (intensity, rate / 1e9), fontfamily=font, **at)
+arrow = {"arrowstyle": "->", "color": "tab:red"}
 for before, after in moves:
     if before in points and after in points:
         (x0, y0), (x1, y1) = points[before], points[after]
-        ax.annotate(
-            "",
-            (x1, y1 / 1e9),
-            (x0, y0 / 1e9),
-            arrowprops={"arrowstyle": "->", "color": "tab:red"},
-        )
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlabel=compperf.tr("arithmetic intensity (FLOP/byte, upper bound)"),
-    ylabel=compperf.tr("GFLOP/s"),
-    title=compperf.tr("moving points on the roofline of {d}", d=device),
-)
+        ax.annotate("", (x1, y1 / 1e9), (x0, y0 / 1e9), arrowprops=arrow)
+ax.set(xscale="log", yscale="log", ylabel=compperf.tr("GFLOP/s"))
+ax.set_xlabel(compperf.tr("arithmetic intensity (FLOP/byte, upper bound)"))
+ax.set_title(compperf.tr("moving points on the roofline of {d}", d=device))
 fig.tight_layout()
 plt.show()
 
@@ -260,12 +225,8 @@ plt.show()
 # unfused. Fusion multiplies the intensity by ``k`` at most. The line below
 # gives the intensity of this page's four operations, unfused and fused.
 
-unfused, fused = (4 * n / bytes_moved[k] for k in (eager, "torch.compile"))
-print(
-    compperf.tr(
-        "FLOP/byte: {u:.3f} unfused, {f:.3f} fused", u=unfused, f=fused
-    )
-)
+u, f = (4 * n / bytes_moved[k] for k in (eager, "torch.compile"))
+print(compperf.tr("FLOP/byte: {u:.3f} unfused, {f:.3f} fused", u=u, f=f))
 
 # %%
 # **2.** More: its weights are 64 MiB, more than most caches hold, and

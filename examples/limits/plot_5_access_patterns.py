@@ -18,6 +18,7 @@ matplotlib numpy``, and compperf as :ref:`run-yourself` explains.
 
 import array
 import time
+from functools import partial
 
 import matplotlib.pyplot as plt
 import torch
@@ -58,15 +59,11 @@ last_cache = max(caches.values()) if caches else 2**25
 # holds as many bytes as the last cache and the index twice as many, so that
 # most bytes come from memory. The three reads are timed in rounds
 # (``compperf.interleave``); the first lines give each order's median time
-# per element.
-#
-# Then compperf's verdict compares each order with the read in order. Its
-# line prints the claim "faster", the two orders, its outcome, the ratio of
-# their times (in order over the other) and its interval, against the
-# threshold ``1 / 1.05``: *yes* when the whole interval lies below it
-# (reading in that order costs more than in order here), *no* when it lies
-# at or above it (it costs no more, or less than 5 % more), *unclear* when
-# it reaches across it or the machine was disturbed.
+# per element. Each verdict line then takes the ratio of the times (in order
+# over the other) against ``1 / 1.05``: *yes* when its whole interval lies
+# below (that order costs more here), *no* when it lies at or above (no
+# more, or less than 5 % more), *unclear* when it reaches across or the
+# machine was disturbed.
 
 n = ELEMENTS or last_cache // 4
 x = torch.randn(n, device=device)
@@ -79,14 +76,9 @@ indices = {
     compperf.tr("random"): torch.randperm(n, device=device),
 }
 in_order, stride_16, random_order = indices
-reads = compperf.interleave(
-    {
-        name: (lambda i=i: torch.index_select(x, 0, i, out=out))
-        for name, i in indices.items()
-    },
-    device=device,
-    budget=BUDGET,
-)
+select = partial(torch.index_select, x, 0, out=out)
+reads = {name: partial(select, i) for name, i in indices.items()}
+reads = compperf.interleave(reads, device=device, budget=BUDGET)
 per_element = {name: reads.measurements[name].median / n for name in indices}
 for name, t in per_element.items():
     print(compperf.tr("{o}: {t:time} per element", o=name, t=t))
@@ -98,26 +90,16 @@ for name in (stride_16, random_order):
 # ---------------------------------------------------
 # ``b.t()`` is a view: the same memory read with swapped strides. ``b_t``
 # below holds the values of ``b`` stored transposed, so ``a @ b_t`` reads its
-# second operand across rows instead of down them. A matrix library can often
-# multiply such an operand without a copy, so whether it costs is a question
-# for the measurement. A convolution can take its input as NCHW
-# (each channel a plane) or ``channels_last`` (NHWC, the channels of one
-# pixel side by side); which is faster depends on the kernels the library
-# has for the device. Each variant is named by its code.
-#
-# For each pair, two verdict lines: is the first variant faster than the
-# second, then is the second faster than the first (claim "faster", the
-# ratio of their times and its interval, against ``1 / 1.05``). *yes* on
-# one line names the faster layout here; *no* on both means that the two
-# are within 5 % of each other; any *unclear* means that this run cannot
-# tell (the interval reaches across the threshold, or the machine was
-# disturbed).
+# second operand across rows instead of down them; whether that costs is for
+# the measurement to say. A convolution can take its input as NCHW (each
+# channel a plane) or ``channels_last`` (NHWC, the channels of one pixel side
+# by side); which is faster depends on the kernels the library has for the
+# device. For each pair, two verdict lines ask whether each variant is
+# faster than the other, against ``1 / 1.05``: *yes* on one line names the
+# faster layout here, *no* on both means the two are within 5 % of each
+# other, any *unclear* means that this run cannot tell.
 
-size = 256
-a, b = (
-    torch.randn(size, size, device=device),
-    torch.randn(size, size, device=device),
-)
+a, b = torch.randn(2, 256, 256, device=device)
 b_t = b.t().contiguous().t()  # The same values as b, stored transposed.
 image = torch.randn(8, 32, 32, 32, device=device)
 weight = torch.randn(32, 32, 3, 3, device=device)
@@ -152,15 +134,11 @@ for candidate, baseline in (("a @ b_t", "a @ b"), (nhwc, nchw)):
 # step would cost microseconds of overhead
 # (:doc:`/auto_examples/limits/plot_1_three_regimes`) and hide the latency;
 # each step also pays Python's own few tens of nanoseconds. The table gives
-# the best of three chases per chain size.
-#
-# The smallest and the largest chain are then chased in rounds, and
-# compperf's verdict line asks whether a load of the smallest is faster by
-# more than 1.5× (claim "faster", the two sizes in entries, the ratio of
-# their times and its interval, against ``1 / 1.5``): *yes* means that a
-# dependent load costs more than 1.5× as much in the largest chain as in the
-# smallest, *no* that it costs less than 1.5× more here, *unclear* that this
-# run cannot tell.
+# the best of three chases per chain size. The smallest and the largest
+# chain are then chased in rounds; the verdict line, against ``1 / 1.5``,
+# says *yes* when a dependent load costs more than 1.5× as much in the
+# largest chain as in the smallest, *no* when less, *unclear* when this run
+# cannot tell.
 
 
 def chase(table, steps):
@@ -206,33 +184,21 @@ print(chains.faster(str(first), str(last), margin=1.5))
 # names as dotted lines; a step up where the chain stops fitting a cache is
 # that cache's latency giving way to the next one's.
 
-fig, (left, right) = plt.subplots(2, 1, figsize=(7, 7), layout="constrained")
-left.bar(
-    list(indices),
-    [t * 1e9 for t in per_element.values()],
-    color=["tab:green", "tab:orange", "tab:red"],
-)
-left.set(
-    ylabel=compperf.tr("ns per element"),
-    title=compperf.tr("index_select of {mib:.0f} MiB", mib=n * 4 / 2**20),
-)
-right.plot(
-    [e * 8 for e in CHASE_SIZES], [s * 1e9 for s in latency], marker="o"
-)
+fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 4.6), layout="constrained")
+ns = [t * 1e9 for t in per_element.values()]
+top.bar(list(indices), ns, color=["tab:green", "tab:orange", "tab:red"])
+top.set(ylabel=compperf.tr("ns per element"))
+top.set_title(compperf.tr("index_select of {mib:.0f} MiB", mib=n * 4 / 2**20))
+bottom.plot([e * 8 for e in CHASE_SIZES], [s * 1e9 for s in latency], "o-")
 for level, size in caches.items():
-    right.axvline(size, color="gray", linestyle=":")
-    right.annotate(
-        f"L{level}",  # Cache levels are names, drawn as they are.
-        (size, 0.95),
-        xycoords=("data", "axes fraction"),
-        fontfamily="monospace",
-    )
-right.set(
-    xscale="log",
-    xlabel=compperf.tr("bytes of the chain"),
-    ylabel=compperf.tr("ns per dependent load"),
-    title=compperf.tr("latency: i = next[i]"),
-)
+    bottom.axvline(size, color="gray", linestyle=":")
+    # Cache levels are names, drawn as they are.
+    at = {"xycoords": ("data", "axes fraction"), "fontfamily": "monospace"}
+    bottom.annotate(f"L{level}", (size, 0.95), **at)
+bottom.set(xscale="log", xlabel=compperf.tr("bytes of the chain"))
+bottom.set(ylabel=compperf.tr("ns per dependent load"))
+# The chain's code, drawn as it is.
+bottom.set_title("i = next[i]", fontfamily="monospace")
 plt.show()
 
 # %%
@@ -265,4 +231,5 @@ plt.show()
 #
 # **3.** At the size of each cache level, printed here from Linux's account.
 
-print(compperf.tr("caches (bytes by level): {caches}", caches=caches or "-"))
+for level, size in caches.items():
+    print(compperf.tr("L{level} cache: {size:bytes}", level=level, size=size))
