@@ -38,9 +38,8 @@ print(compperf.environment(device))
 # ``torch.get_num_threads()``, the threads one operator splits its work over
 # (intra-op); ``at::get_num_interop_threads()`` is the next page's pool
 # (:doc:`/auto_examples/parallelism/plot_2_inter_op`). The next line counts
-# logical CPUs and the cores Linux reports (``thread_siblings_list`` makes
-# two hyper-threads, or a virtual machine's halves of one host core, one
-# core; ``0`` elsewhere). ``torch.set_num_threads(n)`` changes the pool for
+# logical CPUs and the physical cores Linux reports (two hyper-threads make
+# one; ``0`` elsewhere). ``torch.set_num_threads(n)`` changes the pool for
 # the rest of the process; the variables act only when a process starts, so
 # the last line is the pool of a child started with both set to 1.
 print(torch.__config__.parallel_info())
@@ -202,8 +201,7 @@ plt.show()
 # 1. With this ``p`` for the matrix product, what speed-up does Amdahl's law
 #    predict on 16 threads, and what is its limit?
 # 2. At which size does ``torch.add`` start to use more than one thread?
-# 3. Why might two threads make a memory-bound operation no faster, even
-#    where they speed up the matrix product?
+# 3. Why might two threads not speed up a memory-bound operation?
 #
 # Answers
 # -------
