@@ -47,7 +47,7 @@ max_threads = torch.get_num_threads()
 topology = Path("/sys/devices/system/cpu").glob("cpu[0-9]*/topology")
 cores = len({(t / "thread_siblings_list").read_text() for t in topology})
 print(compperf.tr("logical CPUs: {n}, cores: {c}", n=os.cpu_count(), c=cores))
-one_thread = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+one_thread = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 code = "import torch; print(torch.get_num_threads())"
 child = subprocess.check_output(
     [sys.executable, "-c", code], env=one_thread, text=True, timeout=60
