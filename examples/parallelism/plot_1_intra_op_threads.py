@@ -183,7 +183,10 @@ ax.set_xticks(counts)
 ax.set_xlabel(compperf.tr("intra-op threads"))
 ax.set_ylabel(compperf.tr("speed-up over one thread"))
 ax.set_title(compperf.tr("Speed-up against threads, with Amdahl fits"))
-fig.legend(loc="outside upper center", ncols=2)
+legend = fig.legend(loc="outside upper center", ncols=2)
+for text in legend.get_texts():
+    if text.get_text() in speedups:  # the operations' names are code
+        text.set_fontfamily("monospace")
 plt.show()
 
 # %%
