@@ -28,6 +28,11 @@ import compperf
 device = compperf.try_gpu()
 print(compperf.environment(device))
 cores = os.cpu_count()
+# Python 3.12 and later warn when a process with threads (PyTorch's pool)
+# forks; the workers below use none of those threads.
+warnings.filterwarnings(
+    "ignore", r"This process .* is multi-threaded", DeprecationWarning
+)
 
 # %%
 # A dataset whose items cost known CPU time
@@ -64,11 +69,10 @@ load_seconds = len(dataset) * cost  # CPU time of one epoch's loading
 # %%
 # The model's step
 # ----------------
-# The step is a few matrix products on the batch, on one intra-op thread
-# (one core for the model, the others for loading), sized to cost about as
-# much as loading one batch. Then loading could hide completely behind the
-# computation, if a core is free for it. The two lines below give one
-# batch's loading cost in CPU time and the number of products in its step.
+# The step is a few matrix products on one intra-op thread (one core for the
+# model, the others for loading), as many as cost about one batch's loading:
+# loading could then hide completely behind the computation, if a core is
+# free for it.
 torch.set_num_threads(1)
 weight = torch.randn(256, 256, device=device) / 16
 one_product = compperf.measure(
@@ -94,22 +98,18 @@ print(compperf.tr("products in one step: {n}", n=products))
 # %%
 # Loaders
 # -------
-# ``num_workers=0`` loads in the main process, between steps. With
-# ``num_workers=k``, ``k`` worker processes load whole batches, each up to
-# ``prefetch_factor`` batches ahead, while the main process computes.
-# ``persistent_workers=True`` keeps the workers alive between epochs, and
-# ``pin_memory=True`` copies each batch into pinned memory (only worth it with
-# a CUDA device, and a warning without one). ``timeout=60`` makes a worker
-# that delivers nothing for a minute an error instead of a hang.
+# ``num_workers=0`` loads in the main process, between steps;
+# ``num_workers=k`` starts ``k`` processes that load whole batches, each up
+# to ``prefetch_factor`` ahead, while the main process computes.
+# ``persistent_workers=True`` keeps them between epochs, ``pin_memory=True``
+# copies each batch into pinned memory (for a CUDA device only), and
+# ``timeout=60`` turns a worker silent for a minute into an error.
 #
-# A worker must find the dataset's class. sphinx-gallery, like a notebook,
-# runs this page as a module ``__main__`` that no other process can import,
-# so the workers are started by ``fork`` (a copy of this process, class
-# included) where the system has it. The ``spawn`` and ``forkserver``
-# methods (Windows, macOS and Python 3.14 by default) would start fresh
-# interpreters and fail to find ``SlowDataset``; there, put the dataset in a
-# module of its own. Such a system measures ``num_workers=0`` alone: the line
-# below lists the worker counts measured.
+# The workers must find ``SlowDataset``. This page runs as a module
+# ``__main__`` that no other process can import, as a notebook does, so they
+# start by ``fork``, a copy of this process. ``spawn`` and ``forkserver``
+# (Windows, macOS, Python 3.14 by default) need the dataset in a module of
+# its own; such a system measures ``num_workers=0`` alone.
 context = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
 worker_counts = sorted({0, 1, 2, cores}) if context else [0]
 print(compperf.tr("worker counts: {c}", c=worker_counts))
@@ -131,17 +131,10 @@ def make_loader(workers, persistent=True):
 
 
 def epoch(loader):
-    # Python 3.12 and later warn when a process with threads (here
-    # PyTorch's thread pool) forks; the workers use none of those threads.
-    with warnings.catch_warnings():
-        warnings.filterwarnings(
-            "ignore", r"This process .* is multi-threaded", DeprecationWarning
-        )
-        for batch in loader:
-            step(batch)
+    for batch in loader:
+        step(batch)
 
 
-# Each loader is named by its setting, as the lines and the figure show it.
 loaders = {f"num_workers={w}": make_loader(w) for w in worker_counts}
 
 # %%
@@ -149,17 +142,11 @@ loaders = {f"num_workers={w}": make_loader(w) for w in worker_counts}
 # -----------------------------
 # ``compperf.interleave`` times one epoch with each loader in turns. The
 # workers stay alive between epochs, so this is the steady state; the next
-# section measures starting them. Each line gives an epoch's median with
-# each loader; the last, what compperf saw of the rest of the machine.
+# section measures starting them. The last line says what compperf saw of the
+# rest of the machine.
+epochs = {name: lambda ld=ld: epoch(ld) for name, ld in loaders.items()}
 comparison = compperf.interleave(
-    {
-        name: lambda loader=loader: epoch(loader)
-        for name, loader in loaders.items()
-    },
-    device=device,
-    budget=6.0,
-    min_rounds=10,
-    num_threads=1,
+    epochs, device=device, budget=6.0, min_rounds=10, num_threads=1
 )
 for name in comparison.names:
     print(comparison.measurements[name])
@@ -167,45 +154,26 @@ print(comparison.disturbance)
 
 # %%
 # The verdicts. The first worker can hide the loading behind the
-# computation: the epoch then gets faster by up to the loading time, which
-# on a busy machine is longer than its CPU time. More
-# workers help only while a core is free for each of them; with one core
-# computing, ``os.cpu_count() - 1`` workers are all that can run at once.
-#
-# ``Comparison.faster`` decides each step up: one worker against none, then
-# each larger count against one. Each verdict line prints the claim "faster",
-# the two loaders, the outcome and the interval of their epochs' time ratio,
-# against the threshold 1 / 1.05:
-#
-# * *yes*: the whole interval lies below it: more than 5 % faster. For one
-#   worker against none, loading overlapped the computation.
-# * *no*: the whole interval lies at it or above: not measurably faster here.
-#   For more workers than one, the cores had run out.
-# * *unclear*: the interval straddles it, or the machine was disturbed: this
-#   run cannot tell.
-#
-# After the verdicts, two lines set the gain against the loading: the
-# interval of the time one worker saved per epoch (negative where it cost
-# time), and the loading's CPU time per epoch. A system that cannot fork
-# prints none of these lines.
-
-
-def versus(a, b):
-    return compperf.tr("{candidate} vs {baseline}", candidate=a, baseline=b)
-
-
+# computation: the epoch then gets faster by up to the loading time, longer
+# than its CPU time on a busy machine. More workers help only while a core
+# is free for each: with one core computing, ``os.cpu_count() - 1`` run at
+# once. ``Comparison.faster`` decides each step up (one worker against none,
+# then each larger count against one) from the interval of the epochs' time
+# ratio, against 1 / 1.05. *Yes*: more than 5 % faster; for one worker,
+# loading overlapped the computation. *No*: not measurably faster here; for
+# more workers than one, the cores had run out. *Unclear*: the interval
+# straddles the threshold, or the machine was disturbed. The last two lines
+# set the time one worker saved per epoch (negative where it cost time)
+# against the loading's CPU time. A system that cannot fork prints none.
 verdicts = {}
 if len(worker_counts) > 1:
-    whole = comparison.measurements["num_workers=0"].median
-    gain = comparison.ratio("num_workers=1", "num_workers=0")
-    saved = [whole * (1 - r) for r in (gain.high, gain.low)]
     for more, fewer in [(1, 0)] + [(more, 1) for more in worker_counts[2:]]:
         a, b = f"num_workers={more}", f"num_workers={fewer}"
-        verdicts[f"{more} vs {fewer}"] = comparison.faster(
-            a, b, subject=versus(a, b)
-        )
+        verdicts[f"{more} vs {fewer}"] = comparison.faster(a, b)
         print(verdicts[f"{more} vs {fewer}"])
-    a, b = saved
+    whole = comparison.measurements["num_workers=0"].median
+    gain = comparison.ratio("num_workers=1", "num_workers=0")
+    a, b = (whole * (1 - r) for r in (gain.high, gain.low))
     print(compperf.tr("saved by one worker: {a:time} to {b:time}", a=a, b=b))
     print(compperf.tr("epoch's loading (CPU time): {t:time}", t=load_seconds))
 
@@ -213,29 +181,20 @@ if len(worker_counts) > 1:
 # The figure shows each epoch's median with its IQR, and two lines: loading
 # plus computation one after the other, and the longer of the two, what a
 # perfect overlap would give.
-names = list(comparison.names)
-timed = [comparison.measurements[name] for name in names]
+timed = [comparison.measurements[name] for name in comparison.names]
 medians = [m.median * 1e3 for m in timed]
 # Error bars from the median down to the first quartile and up to the third.
 down = [(m.median - m.quartiles[0]) * 1e3 for m in timed]
 up = [(m.quartiles[1] - m.median) * 1e3 for m in timed]
 fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
-ax.bar(names, medians, yerr=[down, up], capsize=4, color="C0")
-# the loaders' settings are code
-ax.tick_params(axis="x", labelfontfamily="monospace")
+ax.bar(comparison.names, medians, yerr=[down, up], capsize=4, color="C0")
+ax.tick_params(axis="x", labelfontfamily="monospace")  # settings are code
+load_ms = load_seconds * 1e3
 compute_ms = batches * products * one_product.median * 1e3
-ax.axhline(
-    load_seconds * 1e3 + compute_ms,
-    color="C3",
-    linestyle="--",
-    label=compperf.tr("loading + computation"),
-)
-ax.axhline(
-    max(load_seconds * 1e3, compute_ms),
-    color="C2",
-    linestyle=":",
-    label=compperf.tr("perfect overlap"),
-)
+both = compperf.tr("loading + computation")
+overlap = compperf.tr("perfect overlap")
+ax.axhline(load_ms + compute_ms, color="C3", linestyle="--", label=both)
+ax.axhline(max(load_ms, compute_ms), color="C2", linestyle=":", label=overlap)
 ax.set_xlabel(compperf.tr("num_workers"))
 ax.set_ylabel(compperf.tr("one epoch (ms)"))
 ax.set_title(compperf.tr("Epoch time against DataLoader workers"))
@@ -246,12 +205,10 @@ plt.show()
 # Starting workers
 # ----------------
 # Without ``persistent_workers``, every epoch starts its workers again and
-# waits for their first batches. The comparison below times one epoch with
-# one worker both ways. Its verdict line says whether the persistent worker
-# was faster: *yes* when the whole interval of the time with a persistent
-# worker over the time with one restarted every epoch lies below 1 / 1.05
-# (restarting cost more than 5 %), *no* when it lies at it or above
-# (restarting did not cost measurably more here), *unclear* otherwise.
+# waits for their first batches. The verdict compares one epoch with one
+# worker both ways: *yes*, restarting cost more than 5 %; *no*, it did not
+# cost measurably more here; *unclear* otherwise. Then the loaders go, and
+# the last line checks that no worker process is left.
 if context:
     restart = compperf.interleave(
         {
@@ -264,14 +221,10 @@ if context:
         budget=2.0,
         num_threads=1,
     )
-    a, b = "persistent_workers=True", "persistent_workers=False"
-    verdicts["persistent"] = restart.faster(a, b, subject=versus(a, b))
+    verdicts["persistent"] = restart.faster(*restart.names)
     print(verdicts["persistent"])
-
-# %%
-# Every worker ends with its loader. The lines below drop the loaders and
-# check that no worker process is left.
 loaders.clear()
+epochs.clear()  # its functions hold the loaders too
 deadline = time.monotonic() + 30
 while multiprocessing.active_children() and time.monotonic() < deadline:
     time.sleep(0.1)
@@ -314,11 +267,7 @@ if context:
         timeout=60,
         multiprocessing_context=context,
     )
-    with warnings.catch_warnings():
-        warnings.filterwarnings(
-            "ignore", r"This process .* is multi-threaded", DeprecationWarning
-        )
-        worker_threads = next(iter(threads_loader))
+    worker_threads = next(iter(threads_loader))
     del threads_loader
     print(compperf.tr("threads in a worker: {n}", n=worker_threads))
 
