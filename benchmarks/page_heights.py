@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "site"))
 
-from playwright.sync_api import sync_playwright  # noqa: E402
-from sitecheck import browser, layout, server  # noqa: E402
+from playwright.sync_api import sync_playwright
+from sitecheck import browser, layout, server
 
 DESKTOP = {"width": 1280, "height": 900}  # tests/site/conftest.py's VIEWPORT
 
@@ -56,8 +56,9 @@ def main() -> None:
     parser.add_argument("--language", default="en")
     parser.add_argument("--site", type=Path, default=ROOT / "docs" / "_build" / "html")
     args = parser.parse_args()
-    for stem, height in sorted(heights(args.site, args.language, args.stems).items(),
-                               key=lambda item: -item[1]):
+    for stem, height in sorted(
+        heights(args.site, args.language, args.stems).items(), key=lambda item: -item[1]
+    ):
         print(f"{height:6d} px  {stem}")
 
 

@@ -65,7 +65,9 @@ for dtype in dtypes:
     for count in sorted(set(threads), key=str):
         for n in SIZES:
             a, b = (torch.randn(n, n, device=device).to(dtype) for _ in "ab")
-            t = seconds(torch.mm, a, b, num_threads=count)
+            t = seconds(
+                torch.mm, a, b, description="torch.mm", num_threads=count
+            )
             rates[dtype, count, n] = 2 * n**3 / t
         gflops = [round(rates[dtype, count, n] / 1e9, 1) for n in SIZES]
         rows.append([str(dtype), count or "-", *gflops])
