@@ -228,7 +228,9 @@ costs["torch.export"] = export_seconds
 fig, ax = plt.subplots(figsize=(7, 2.5))
 bars = ax.barh(list(costs), list(costs.values()), color="tab:orange")
 ax.bar_label(
-    bars, labels=[compperf.format_time(t) for t in costs.values()], padding=3
+    bars,
+    labels=[compperf.tr("{t:time}", t=t) for t in costs.values()],
+    padding=3,
 )
 ax.invert_yaxis()
 for label in ax.get_yticklabels():  # the versions' names are code
