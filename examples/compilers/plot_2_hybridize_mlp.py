@@ -7,6 +7,11 @@ You run one multilayer perceptron four ways: eager mode, TorchScript (legacy),
 output, see the code and the graph that the compilers produce, and measure what
 each version costs to compile. The next page measures what each costs per call.
 
+*Hybridizing* is the word of Dive into Deep Learning, written for MXNet, for
+turning a model that runs line by line into a graph that a compiler runs in one
+piece. PyTorch has no function of that name: ``torch.compile``,
+``torch.export`` and TorchScript are its ways of doing it.
+
 To run this example yourself, install PyTorch, then ``pip install
 matplotlib``, and compperf as :ref:`run-yourself` explains. ``torch.compile``
 on a CPU also needs a C++ compiler (``g++`` or ``clang++``), and on an NVIDIA
