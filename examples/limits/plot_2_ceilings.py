@@ -219,11 +219,11 @@ if per_core is not None:
 # %%
 # The picture
 # -----------
-# Left: FLOP/s of the matrix products by size, one line per dtype and thread
-# count. Right: bandwidth by working set, the cache sizes dotted; a step down
+# Top: FLOP/s of the matrix products by size, one line per dtype and thread
+# count. Bottom: bandwidth by working set, the cache sizes dotted; a step down
 # at a dotted line is where the data stops fitting that cache.
 
-fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
+fig, (left, right) = plt.subplots(2, 1, figsize=(7, 6.5), layout="constrained")
 for dtype in dtypes:
     for count in sorted(set(threads), key=str):
         label = compperf.tr("{d}, threads: {c}", d=str(dtype), c=count or "-")
@@ -246,8 +246,9 @@ for level, size in caches.items():
     right.annotate(f"L{level}", (size, 0.95), **at)
 right.set(xscale="log", xlabel=compperf.tr("working set (bytes)"))
 right.set(ylabel=compperf.tr("GB/s"), title=compperf.tr("memory and caches"))
-left.legend(fontsize=6)
-right.legend(prop={"family": "monospace", "size": 7})
+outside = {"loc": "center left", "bbox_to_anchor": (1.01, 0.5)}
+left.legend(fontsize=7, **outside)
+right.legend(prop={"family": "monospace", "size": 7}, **outside)
 plt.show()
 
 # %%
