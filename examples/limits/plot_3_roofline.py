@@ -31,7 +31,7 @@ from compperf.i18n import parts, table
 ELEMENTS = None  # of the element-wise operations; None: from the last cache
 MATMUL_SIZES = [64, 256, 512]
 LINEAR_BATCHES = [1, 32, 512]
-TIMING = {"min_run_time": 0.05, "max_run_time": 0.3}
+BUDGET = 0.5  # seconds of rounds per operation
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
 import os
@@ -40,7 +40,7 @@ if os.environ.get("COMPPERF_FAST") == "1":
     ELEMENTS = 2**16
     MATMUL_SIZES = [64, 128]
     LINEAR_BATCHES = [1, 64]
-    TIMING = {"min_run_time": 0.01, "max_run_time": 0.05}
+    BUDGET = 0.05
 # sphinx_gallery_end_ignore
 
 device = compperf.try_gpu()
@@ -163,10 +163,13 @@ print(table([operation, "FlopCounterMode", used, moved], counts))
 # %%
 # Under the roof
 # --------------
-# Each operation is timed with ``compperf.measure``. Its FLOP/s over the roof
-# at its intensity, ``min(peak, intensity x bandwidth)``, is the share of
-# the roof it reaches; the interval comes from the spread of its timed
-# blocks. The first table gives the intensity, the FLOP/s reached, the roof
+# Each operation's FLOP/s over the roof at its intensity,
+# ``min(peak, intensity x bandwidth)``, is the share of the roof it reaches.
+# The ceilings were measured once, a while ago; ``limits.place`` times the
+# operation again in rounds with the ceilings' own work (the peak's matrix
+# product, the bandwidth's copy), so that each round's share is read against
+# a roof timed at the same moment, and the interval comes from the rounds.
+# The first table gives the intensity, the FLOP/s reached, the roof
 # (both in GFLOP/s) and the share with its interval. A share above 100 % means
 # that the bytes came from a cache, which is faster than the memory bandwidth
 # under the roof.
@@ -183,10 +186,13 @@ print(table([operation, "FlopCounterMode", used, moved], counts))
 
 results = []
 for op in operations:
-    m = compperf.measure(
-        op["fn"], device=device, description=op["name"], **TIMING
+    share = limits.place(
+        op["fn"],
+        op["flops"],
+        op["bytes"],
+        description=op["name"],
+        budget=BUDGET,
     )
-    share = limits.share(m, op["flops"], op["bytes"])
     bound = limits.memory_bound(share.intensity, op["name"])
     half = compperf.conclude(
         "below half of its roof",
@@ -194,9 +200,9 @@ for op in operations:
         share.share_low,
         share.share_high,
         below=0.5,
-        disturbed=m.disturbed or limits.disturbed,
+        disturbed=share.disturbed,
     )
-    results.append((op, m, share, bound, half))
+    results.append((op, share.measurement, share, bound, half))
 rows = [
     (
         op["name"],

@@ -1,8 +1,9 @@
 """A device's measured ceilings (peak FLOP/s, memory bandwidth, per-call overhead) and the roofline.
 
-Why about 410 lines: the three ceilings are measured, printed and used for the roofline
-and a page's share of the peak (:class:`RoofShare`, :meth:`Ceilings.peak_share`) by one
-:class:`Ceilings`, whose sweeps depend on the cache sizes read here; some 40 % of the
+Why about 530 lines: the three ceilings are measured, printed and used for the roofline
+and a page's share of its roof (:class:`RoofShare`, :meth:`Ceilings.place`,
+:meth:`Ceilings.peak_share`) by one :class:`Ceilings`, whose sweeps depend on the cache
+sizes read here and whose own work :meth:`Ceilings.place` times again; some 40 % of the
 lines are docstrings.
 """
 
@@ -10,14 +11,17 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
 
+from compperf import records
 from compperf.devices import as_device
 from compperf.i18n import Text, paragraph, parts, tr, tr_plural
 from compperf.measure import Measurement, measure
-from compperf.verdicts import _CONFIDENCE, Verdict, _median_interval, conclude
+from compperf.verdicts import _CONFIDENCE, Verdict, _median_interval, conclude, interleave
 
 __all__ = ["Ceiling", "Ceilings", "RoofShare", "cache_sizes", "ceilings"]
 
@@ -81,6 +85,14 @@ class RoofShare:
         the share's interval spans both (:attr:`share_low`, :attr:`share_high`).
     bound : str
         ``"memory"`` when ``intensity`` is below the ridge point, ``"compute"`` otherwise.
+    rounds : tuple of float
+        From :meth:`Ceilings.place`: the share in each round, against the roof timed in that
+        round; the share is their median and its interval the sign test's over them.
+        Empty from :meth:`Ceilings.share` and :meth:`Ceilings.peak_share`.
+    measurement : Measurement or None
+        From :meth:`Ceilings.place`: the operation's own timed blocks.
+    disturbed : bool
+        From :meth:`Ceilings.place`: the machine was disturbed while the rounds ran.
     within : Verdict or None
         From :meth:`Ceilings.peak_share`: claim ``"below the measured peak"``, "yes" when the
         whole share interval lies below 1, "no" when it lies at or past 1, "unclear" when it
@@ -98,6 +110,9 @@ class RoofShare:
     within: Verdict | None = None
     roof_low: float | None = None
     roof_high: float | None = None
+    rounds: tuple[float, ...] = ()
+    measurement: Measurement | None = None
+    disturbed: bool = False
 
     def __str__(self) -> Text:
         """The rate and its share of the peak, or why the share is unclear (GFLOP/s, %)."""
@@ -122,7 +137,9 @@ class RoofShare:
 
     @property
     def share(self) -> float:
-        """``achieved / roof`` (dimensionless, 1 is on the roof)."""
+        """``achieved / roof`` (dimensionless, 1 is on the roof); the median of :attr:`rounds`."""
+        if self.rounds:
+            return statistics.median(self.rounds)
         return self.achieved / self.roof
 
     @property
@@ -131,12 +148,17 @@ class RoofShare:
 
         Both the rate and the roof are measured, each with an interval; a share read from
         one end of each would change its verdict from one run to the next on a busy machine.
+        With :attr:`rounds`, the low end of their median's interval.
         """
+        if self.rounds:
+            return _median_interval(self.rounds, _CONFIDENCE)[0]
         return self.low / (self.roof_high or self.roof)
 
     @property
     def share_high(self) -> float:
         """The high end of the share's interval (the rate's high end over the roof's low end)."""
+        if self.rounds:
+            return _median_interval(self.rounds, _CONFIDENCE)[1]
         return self.high / (self.roof_low or self.roof)
 
 
@@ -161,6 +183,9 @@ class Ceilings:
         Bytes the copy touches (source and destination).
     last_level_cache : int or None
         Bytes of the largest cache the system names; ``None`` where it names none.
+    peak_size : int or None
+        The square size ``n`` whose product gave the peak; ``None`` for ceilings made by
+        hand, which :meth:`place` cannot time again.
     """
 
     device: str
@@ -171,6 +196,7 @@ class Ceilings:
     overhead: Ceiling
     working_set: int
     last_level_cache: int | None
+    peak_size: int | None = None
 
     @property
     def ridge(self) -> float:
@@ -230,6 +256,86 @@ class Ceilings:
         return RoofShare(
             intensity, self.roof(intensity), rate.value, rate.low, rate.high, bound,
             roof_low=roof_low, roof_high=roof_high,
+        )  # fmt: skip
+
+    def place(
+        self,
+        call: Callable[[], object],
+        flops: float,
+        bytes_moved: float,
+        *,
+        description: str,
+        budget: float = 1.0,
+    ) -> RoofShare:
+        """Time an operation in rounds with the ceilings' own work and place it under its roof.
+
+        The ceilings were measured once, maybe minutes earlier; a machine whose speed has
+        changed since (a clock change, a neighbour's load) would move a share read against
+        them, and decide a verdict one way in one process and the other way in the next.
+        Here the operation, the peak's matrix product and the bandwidth's copy take turns
+        (:func:`compperf.interleave`): each round gives the share against the roof
+        ``min(peak, intensity * bandwidth)`` timed in that round.
+
+        Parameters
+        ----------
+        call : callable
+            The operation, called with no arguments.
+        flops : float
+            FLOP per call (e.g. from ``torch.utils.flop_counter.FlopCounterMode``).
+        bytes_moved : float
+            Bytes per call the operation must read and write at least.
+        description : str
+            What ``call`` does, e.g. ``"a @ b, n = 64"``: the name of its timing.
+        budget : float, default 1.0
+            Seconds after which no new round starts (at least six rounds run).
+
+        Returns
+        -------
+        RoofShare
+            With :attr:`RoofShare.rounds`, :attr:`RoofShare.measurement` and
+            :attr:`RoofShare.disturbed`; ``roof`` is the median of the rounds' roofs.
+
+        Raises
+        ------
+        ValueError
+            If ``flops`` or ``bytes_moved`` is not positive, or these ceilings were made by
+            hand (no :attr:`peak_size`).
+        """
+        if flops <= 0 or bytes_moved <= 0:
+            raise ValueError(f"need flops > 0 and bytes_moved > 0, got {flops}, {bytes_moved}")
+        if self.peak_size is None:
+            raise ValueError("place() times the peak's product again: measure the ceilings "
+                             "with compperf.ceilings(), which records its size")  # fmt: skip
+        target = torch.device(self.device)
+        dtype = getattr(torch, self.dtype.removeprefix("torch."))
+        n = self.peak_size
+        a = torch.randn(n, n, device=target, dtype=dtype)
+        b = torch.randn(n, n, device=target, dtype=dtype)
+        itemsize = torch.empty((), dtype=dtype).element_size()
+        source = torch.ones(self.working_set // (2 * itemsize), device=target, dtype=dtype)
+        destination = torch.empty_like(source)
+        peak, copy = self.peak.detail, self.bandwidth.detail
+        with records.unnoted():  # the references' timings would crowd out the page's figures
+            timed = interleave(
+                {description: call, peak: lambda: torch.mm(a, b),
+                 copy: lambda: destination.copy_(source)},
+                device=target, budget=budget, num_threads=self.num_threads,
+            )  # fmt: skip
+        intensity = flops / bytes_moved
+        roofs = [
+            min(2.0 * n**3 / t_peak, intensity * self.working_set / t_copy)
+            for t_peak, t_copy in zip(timed.rounds[peak], timed.rounds[copy], strict=True)
+        ]
+        times = timed.rounds[description]
+        shares = [flops / t / roof for t, roof in zip(times, roofs, strict=True)]
+        measurement = timed.measurements[description]
+        records.note_measurement(measurement)
+        rate = _rate(measurement, flops, description)
+        return RoofShare(
+            intensity, statistics.median(roofs), rate.value, rate.low, rate.high,
+            "memory" if intensity < self.ridge else "compute",
+            roof_low=min(roofs), roof_high=max(roofs), rounds=tuple(shares),
+            measurement=measurement, disturbed=timed.disturbance.disturbed,
         )  # fmt: skip
 
     def peak_share(self, measurement: Measurement, flops: float) -> RoofShare:
@@ -398,7 +504,7 @@ def ceilings(
         timed = _measure(torch.mm, a, b, description=detail, **timing)
         found = _rate(timed, 2.0 * n**3, detail)
         if best is None or found.value > best.value:
-            best = found
+            best, best_size = found, n
     assert best is not None
     del a, b
 
@@ -419,6 +525,6 @@ def ceilings(
     overhead = Ceiling(timed.median, low, high, "torch.add, 1 element", timed)
 
     found = Ceilings(str(target), str(dtype), threads, best, bandwidth, overhead,
-                     2 * elements * itemsize, llc)  # fmt: skip
+                     2 * elements * itemsize, llc, best_size)  # fmt: skip
     _cache[key] = found
     return found

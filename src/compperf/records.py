@@ -53,6 +53,7 @@ A results record is JSON::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import datetime
 import json
@@ -62,7 +63,7 @@ import re
 import runpy
 import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,7 @@ _counts: dict[str, int] = {}
 # Each noted key as this run's reader reads it (a translated message), for the learner's table.
 _labels: dict[str, str] = {}
 _environment: dict[str, Any] | None = None
+_muted = False
 
 
 def reset() -> None:
@@ -143,9 +145,21 @@ def _add(figure: dict[str, Any]) -> None:
         _figures.append(figure)
 
 
+@contextlib.contextmanager
+def unnoted() -> Iterator[None]:
+    """Measurements made inside the block are not noted: the references that a measurement
+    is timed against (:meth:`compperf.Ceilings.place`), which would crowd out its figures."""
+    global _muted
+    before, _muted = _muted, True
+    try:
+        yield
+    finally:
+        _muted = before
+
+
 def note_measurement(measurement: Any) -> None:
     """Note a :class:`~compperf.Measurement` (called by the Measurement itself)."""
-    if not math.isfinite(measurement.median):
+    if _muted or not math.isfinite(measurement.median):
         return
     _add({"key": _key(measurement.description), "kind": "time", "value": measurement.median})
 

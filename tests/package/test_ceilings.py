@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 
 import pytest
@@ -186,3 +187,44 @@ def test_a_share_spans_the_roofs_own_interval(fake_machine):
     assert share.share_low == pytest.approx(share.achieved / found.peak.high)
     assert share.share_high == pytest.approx(share.achieved / found.peak.low)
     assert share.share_low < share.share < share.share_high
+
+
+def test_place_reads_each_round_against_the_roof_timed_with_it(fake_machine, monkeypatch):
+    """A machine twice as slow as when its ceilings were measured: the share read against
+    the stored ceilings halves, the share placed in rounds with the ceilings' work does not."""
+    found = compperf.ceilings("cpu", sizes=(1024,), num_threads=1)
+    flops, slow = 2e6, 2.0
+    seconds = flops / (0.4 * PEAK)  # the operation reaches 40 % of the peak at full speed
+
+    def fake_interleave(variants, *, device, budget, num_threads):
+        names = tuple(variants)
+        assert names[1:] == (found.peak.detail, found.bandwidth.detail)
+        base = {names[0]: seconds, names[1]: 2 * 1024**3 / PEAK}
+        base[names[2]] = found.working_set / BANDWIDTH
+        # The machine slows down during the rounds: every variant alike.
+        rounds = {n: tuple(t * slow * (1 + r / 10) for r in range(6)) for n, t in base.items()}
+        measurements = {
+            n: compperf.Measurement.from_times(list(times), description=n, device="cpu")
+            for n, times in rounds.items()
+        }
+        quiet = compperf.Disturbance(1.0, 0.0, 0.0, 1e-4, 1e-4)
+        return compperf.Comparison(names, rounds, measurements, "cpu", quiet)
+
+    monkeypatch.setattr(ceilings_module, "interleave", fake_interleave)
+    placed = found.place(lambda: None, flops, bytes_moved=1.0, description="op")
+    assert placed.bound == "compute"
+    assert placed.share == pytest.approx(0.4)
+    assert (placed.share_low, placed.share_high) == pytest.approx((0.4, 0.4))
+    assert not placed.disturbed
+    assert placed.measurement.description == "op"
+    stale = found.share(placed.measurement, flops, bytes_moved=1.0)
+    assert stale.share_high < 0.25  # what reading against the stored ceilings would say
+
+
+def test_place_needs_ceilings_it_can_time_again(fake_machine):
+    found = compperf.ceilings("cpu", sizes=(256,), num_threads=1)
+    by_hand = dataclasses.replace(found, peak_size=None)
+    with pytest.raises(ValueError, match=r"compperf\.ceilings\(\)"):
+        by_hand.place(lambda: None, 1.0, 1.0, description="op")
+    with pytest.raises(ValueError, match="flops > 0"):
+        found.place(lambda: None, 0.0, 1.0, description="op")
