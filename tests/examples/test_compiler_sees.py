@@ -250,22 +250,17 @@ def test_recompile_limit_stops_compiling(dynamic: Run) -> None:
     ]
 
 
-# --- Modes and training -----------------------------------------------------------------
+# --- Compile modes ----------------------------------------------------------------------
 
 _MODES_PROBE = """{
     "device": str(device),
     "compile_seconds": compile_seconds,
     "cudagraph_skips": cudagraph_skips,
-    "training_graphs": training_graphs,
-    "eager_losses": eager_losses,
-    "compiled_losses": compiled_losses,
-    "step_timings": [[m.description, m.median, m.iqr] for m in step_timings],
-    "compile_cost": compile_cost,
-    "payback": [payback.outcome, payback.value],
     "modes_faster": {
         mode: comparison.faster(names[mode], "eager").outcome
         for mode, comparison in comparisons.items()
     },
+    "figures": len(plt.get_fignums()),
 }"""
 
 
@@ -290,32 +285,57 @@ def test_every_mode_compiles_and_reduce_overhead_falls_back_on_cpu(modes: Run) -
         assert f"reduce-overhead: CUDA graphs skipped: {skips}" in modes.stdout
 
 
-def test_training_step_compiles_into_three_graphs_and_matches_eager(modes: Run) -> None:
-    probe = modes.probe
-    # forward + backward, a break at backward(), the optimizer update: three graphs
-    assert probe["training_graphs"] == 3
-    assert "graphs Dynamo compiled for the step: 3" in modes.stdout
-    assert re.search(
-        r"^graph break x1: Unsupported Tensor\.backward\(\) call", modes.stdout, re.MULTILINE
-    )
-    for eager, compiled in zip(probe["eager_losses"], probe["compiled_losses"], strict=True):
-        assert compiled == pytest.approx(eager, rel=1e-3, abs=1e-4)
-
-
-def test_payback_verdict_follows_the_rounds(modes: Run) -> None:
-    outcome, calls = modes.probe["payback"]
-    prose = _prose(modes)
-    assert "compile cost: " in prose
-    assert "per step: eager " in prose
-    # The verdict prints its own line; with "yes" its measured value is the steps.
-    verdict = f"pays back (compiled step vs eager step): {outcome}"
-    assert verdict in prose
-    if outcome == "yes":
-        assert f"{verdict}, measured {calls:.3g} " in prose
-
-
 def test_each_mode_verdict_follows_its_rounds(modes: Run) -> None:
     prose = _prose(modes)
     for mode, outcome in modes.probe["modes_faster"].items():
         # A mode's variant is named as code (`default`): it reads the same in every language.
         assert f"faster (`{mode}` vs eager): {outcome}" in prose, (mode, outcome)
+
+
+def test_the_modes_page_trains_nothing(modes: Run) -> None:
+    # The training step is the next lesson's (plot_9b_training_step): nothing of it here.
+    assert "graphs Dynamo compiled for the step" not in modes.stdout
+    assert "pays back" not in modes.stdout
+    assert modes.probe["figures"] == 1
+
+
+# --- A compiled training step -----------------------------------------------------------
+
+_TRAINING_PROBE = """{
+    "training_graphs": training_graphs,
+    "eager_losses": eager_losses,
+    "compiled_losses": compiled_losses,
+    "step_timings": [[m.description, m.median, m.iqr] for m in step_timings],
+    "compile_cost": compile_cost,
+    "payback": [payback.outcome, payback.value],
+    "figures": len(plt.get_fignums()),
+}"""
+
+
+@pytest.fixture(scope="module")
+def training() -> Run:
+    return shared_run("plot_9b_training_step.py", _TRAINING_PROBE).check()
+
+
+def test_training_step_compiles_into_three_graphs_and_matches_eager(training: Run) -> None:
+    probe = training.probe
+    # forward + backward, a break at backward(), the optimizer update: three graphs
+    assert probe["training_graphs"] == 3
+    assert "graphs Dynamo compiled for the step: 3" in training.stdout
+    assert re.search(
+        r"^graph break x1: Unsupported Tensor\.backward\(\) call", training.stdout, re.MULTILINE
+    )
+    for eager, compiled in zip(probe["eager_losses"], probe["compiled_losses"], strict=True):
+        assert compiled == pytest.approx(eager, rel=1e-3, abs=1e-4)
+
+
+def test_payback_verdict_follows_the_rounds(training: Run) -> None:
+    outcome, calls = training.probe["payback"]
+    prose = _prose(training)
+    assert "compile cost: " in prose
+    # The verdict prints its own line; with "yes" its measured value is the steps.
+    verdict = f"pays back (compiled step vs eager step): {outcome}"
+    assert verdict in prose
+    if outcome == "yes":
+        assert f"{verdict}, measured {calls:.3g} " in prose
+    assert training.probe["figures"] == 1

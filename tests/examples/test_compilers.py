@@ -58,6 +58,7 @@ INDUCTOR_PAGES = (
     "plot_5b_cnn_speed.py",
     "plot_7_graph_breaks.py",
     "plot_9_modes_training.py",
+    "plot_9b_training_step.py",
 )
 
 
