@@ -149,7 +149,7 @@ for name in list(versions)[1:]:
 # how much of the machine each version then uses.
 
 fig, (left, right) = plt.subplots(
-    2, 1, figsize=(7, 4.4), sharex=True, layout="constrained"
+    2, 1, figsize=(7, 5), sharex=True, layout="constrained"
 )
 for name, measurements in timings.items():
     medians = [m.median * 1e6 for m in measurements]
@@ -183,7 +183,7 @@ right.set(
     xscale="log",
     yscale="log",
     xlabel=compperf.tr("batch size"),
-    ylabel=compperf.tr("speed-up over eager mode"),
+    ylabel=compperf.tr("speed-up (×)"),
     title=compperf.tr("speed-up over eager mode")
     if any(point.yes for point in crossings.values())
     else compperf.tr("no crossover in the measured range"),
