@@ -156,9 +156,7 @@ for name, measurements in timings.items():
     q1, q3 = zip(*(m.quartiles for m in measurements), strict=True)
     low = [m - q * 1e6 for m, q in zip(medians, q1, strict=True)]
     high = [q * 1e6 - m for m, q in zip(medians, q3, strict=True)]
-    (line, *_) = left.errorbar(
-        BATCH_SIZES, medians, yerr=[low, high], marker="o", label=name
-    )
+    line = left.errorbar(BATCH_SIZES, medians, [low, high], label=name)[0]
     if name == eager:  # Eager mode is the dashed line at 1.
         continue
     ratios = [comparisons[size].ratio(name, eager) for size in BATCH_SIZES]
@@ -166,9 +164,7 @@ for name, measurements in timings.items():
     below = [s - 1 / r.high for s, r in zip(speedups, ratios, strict=True)]
     above = [1 / r.low - s for s, r in zip(speedups, ratios, strict=True)]
     color = line.get_color()
-    right.errorbar(
-        BATCH_SIZES, speedups, yerr=[below, above], marker="o", color=color
-    )
+    right.errorbar(BATCH_SIZES, speedups, [below, above], color=color)
     point = crossings[name]
     if point.yes:
         right.axvspan(point.low, point.high, color=color, alpha=0.1)
