@@ -163,7 +163,6 @@ colors = ["tab:blue" if new_graphs[s] else "lightblue" for s in first_calls]
 top.bar(labels, [t * 1e3 for t in first_calls.values()], color=colors)
 top.set(
     yscale="log" if first_calls else "linear",
-    xlabel=compperf.tr("batch size"),
     ylabel=compperf.tr("first call (ms)"),
     title=compperf.tr("torch.compile(dynamic=True): first call per size"),
 )
@@ -180,10 +179,7 @@ for i, name in enumerate(versions):
 bottom.set_xticks(
     range(2), [compperf.tr("batch {n}", n=size) for size in ends]
 )
-bottom.set(
-    ylabel=compperf.tr("share of the measured peak (%)"),
-    title=compperf.tr("MLP forward pass on {device}", device=device),
-)
+bottom.set_ylabel(compperf.tr("share of the measured peak (%)"))
 legend = fig.legend(
     *bottom.get_legend_handles_labels(), loc="outside lower center", ncols=3
 )
