@@ -26,6 +26,8 @@ PAGES = (
 )
 # Page 2's second part, which times the versions that page 2 builds.
 COST_PAGE = "plot_2b_cost_per_call.py"
+# Page 3's second part: the compilations behind its sweep, and the share of the peak.
+BATCH_PAGE = "plot_3b_every_batch_size.py"
 
 
 def _has_cxx() -> bool:
@@ -35,13 +37,13 @@ def _has_cxx() -> bool:
 def test_every_page_of_this_file_is_in_the_chapter() -> None:
     names = [path.name for path in examples("compilers")]
     assert set(PAGES) <= set(names)
-    order = [*PAGES[:2], COST_PAGE, *PAGES[2:]]
+    order = [*PAGES[:2], COST_PAGE, PAGES[2], BATCH_PAGE, *PAGES[3:]]
     assert names[: len(order)] == order, "gallery order starts with these pages"
     header = (CHAPTER / "GALLERY_HEADER.rst").read_text(encoding="utf-8")
     assert header.startswith("Compilers and interpreters\n")
 
 
-@pytest.mark.parametrize("name", [*PAGES, COST_PAGE])
+@pytest.mark.parametrize("name", [*PAGES, COST_PAGE, BATCH_PAGE])
 def test_page_says_what_to_install(name: str) -> None:
     source = (CHAPTER / name).read_text(encoding="utf-8")
     docstring = source.split('"""')[1]
@@ -54,6 +56,7 @@ INDUCTOR_PAGES = (
     "plot_2_hybridize_mlp.py",
     COST_PAGE,
     "plot_3_when_compilation_pays.py",
+    BATCH_PAGE,
     "plot_5_cnn_exercise.py",
     "plot_5b_cnn_speed.py",
     "plot_7_graph_breaks.py",
@@ -388,8 +391,6 @@ def test_without_a_cxx_compiler_the_timing_page_degrades(tmp_path: Path) -> None
 _PAYS_PROBE = """{
     "batch_sizes": BATCH_SIZES,
     "timings": {name: [m.median for m in ms] for name, ms in timings.items()},
-    "graphs": graphs if compiled is not None else None,
-    "graph_counts": graph_counts,
     "verdicts": {
         name: [comparisons[size].faster(name, "eager").outcome for size in BATCH_SIZES]
         for name in list(versions)[1:]
@@ -414,39 +415,6 @@ def test_sweep_covers_every_batch_size(pays: Run) -> None:
         assert len(medians) == len(sizes)
         assert all(median > 0 for median in medians)
     assert pays.probe["figures"] == 1
-
-
-def test_each_version_reports_its_share_of_the_measured_peak(pays: Run) -> None:
-    text = " ".join(pays.stdout.split())  # long lines are folded
-    largest = pays.probe["batch_sizes"][-1]
-    for name in pays.probe["timings"]:
-        sentence = re.search(rf"{re.escape(name)}, batch size {largest}: (.*?\))", text)
-        assert sentence, (name, text)
-        # Either a share of the peak, or why none can be read from this run.
-        said = sentence.group(1)
-        assert ("% of the measured peak of" in said) != ("unclear here" in said), said
-
-
-def test_one_dynamic_compilation_serves_several_sizes(pays: Run) -> None:
-    if "torch.compile" not in pays.probe["timings"]:
-        pytest.skip("torch.compile does not work on this machine")
-    # Each first call's output is checked against eager mode's (assert_close raises).
-    source = (CHAPTER / PAGES[2]).read_text(encoding="utf-8")
-    assert "torch.testing.assert_close(output, net(x))" in source
-    # Batch size 1 is specialized; every other size shares one dynamic graph.
-    assert pays.probe["graphs"] == 2
-    assert "Dynamo graphs: 2\n" in pays.stdout
-    for size in pays.probe["batch_sizes"]:
-        assert f"batch {size}: " in pays.stdout
-
-
-def test_graph_counts_answer(pays: Run) -> None:
-    sizes = len(pays.probe["batch_sizes"])
-    assert pays.probe["graph_counts"] == {
-        "dynamic=True": 2,
-        "dynamic=None": 2,
-        "dynamic=False": sizes,
-    }
 
 
 def test_crossover_comes_from_the_verdicts_per_size(pays: Run) -> None:
@@ -476,6 +444,67 @@ def test_each_compiled_version_gets_a_verdict(pays: Run) -> None:
         assert prose.count(line) == 1, (name, outcome)
         if outcome == "yes":  # the bracket of two measured sizes is its interval
             assert f"{line}, measured {value:.3g} (interval {low:.3g} to {high:.3g};" in prose
+
+
+# --- One compilation for every batch size ------------------------------------------------
+
+_BATCH_PROBE = """{
+    "batch_sizes": BATCH_SIZES,
+    "versions": list(versions),
+    "graphs": graphs if compiled is not None else None,
+    "new_graphs": new_graphs,
+    "shares": sorted([name, size] for name, size in shares),
+    "graph_counts": graph_counts,
+    "figures": len(plt.get_fignums()),
+}"""
+
+
+@pytest.fixture(scope="module")
+def batch_sizes() -> Run:
+    return shared_run(CHAPTER / BATCH_PAGE, _BATCH_PROBE).check()
+
+
+def test_each_version_reports_its_share_of_the_measured_peak(batch_sizes: Run) -> None:
+    text = " ".join(batch_sizes.stdout.split())  # long lines are folded
+    sizes = batch_sizes.probe["batch_sizes"]
+    ends = (sizes[0], sizes[-1])
+    assert batch_sizes.probe["shares"] == sorted(
+        [name, size] for name in batch_sizes.probe["versions"] for size in ends
+    )
+    for name in batch_sizes.probe["versions"]:
+        for size in ends:
+            sentence = re.search(rf"{re.escape(name)}, batch size {size}: (.*?\))", text)
+            assert sentence, (name, size, text)
+            # Either a share of the peak, or why none can be read from this run.
+            said = sentence.group(1)
+            assert ("% of the measured peak of" in said) != ("unclear here" in said), said
+    assert batch_sizes.probe["figures"] == 1
+
+
+def test_one_dynamic_compilation_serves_several_sizes(batch_sizes: Run) -> None:
+    if "torch.compile" not in batch_sizes.probe["versions"]:
+        pytest.skip("torch.compile does not work on this machine")
+    # Each first call's output is checked against eager mode's (assert_close raises).
+    source = (CHAPTER / BATCH_PAGE).read_text(encoding="utf-8")
+    assert "torch.testing.assert_close(output, net(x))" in source
+    # Batch size 1 is specialized; the next size compiles the dynamic graph, which
+    # every later size shares.
+    sizes = batch_sizes.probe["batch_sizes"]
+    new_graphs = {int(size): count for size, count in batch_sizes.probe["new_graphs"].items()}
+    assert new_graphs == {size: int(size in sizes[:2]) for size in sizes}
+    assert batch_sizes.probe["graphs"] == 2
+    assert "Dynamo graphs: 2\n" in batch_sizes.stdout
+    for size in sizes:
+        assert f"batch {size}: " in batch_sizes.stdout
+
+
+def test_graph_counts_answer(batch_sizes: Run) -> None:
+    sizes = len(batch_sizes.probe["batch_sizes"])
+    assert batch_sizes.probe["graph_counts"] == {
+        "dynamic=True": 2,
+        "dynamic=None": 2,
+        "dynamic=False": sizes,
+    }
 
 
 # --- Serialization -------------------------------------------------------------------
