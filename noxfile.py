@@ -14,8 +14,8 @@ from packaging.version import InvalidVersion, Version
 
 nox.needs_version = ">=2025.2.9"  # nox.project.dependency_groups
 nox.options.default_venv_backend = "venv"
-# A bare `nox` checks style and runs the tests; the executed site build, translations and
-# the browser checks are asked for by name (`nox -s docs`, ...).
+# A bare `nox` checks style and runs the tests; executing the examples, the site build,
+# translations and the browser checks are asked for by name (`nox -s examples`, ...).
 nox.options.sessions = ["lint", "tests"]
 
 # Languages, chapters and the site URL live in [tool.compperf] of pyproject.toml, read
@@ -141,14 +141,27 @@ def font_config(session: nox.Session) -> dict[str, str]:
     return {"FONTCONFIG_FILE": str(config)}
 
 
-@nox.session(default=True, reuse_venv=True)
-def tests(session: nox.Session) -> None:
-    """Run the test suite at the newest allowed versions; extra arguments go to pytest."""
+def _install_tests(session: nox.Session) -> None:
     install_torch(session)
     session.install("-e", ".", "--group", "test")
     provide_dot(session)
+
+
+@nox.session(default=True, reuse_venv=True)
+def tests(session: nox.Session) -> None:
+    """Run the test suite at the newest allowed versions, without executing the gallery's
+    examples (``nox -s examples``); extra arguments go to pytest (``-m executes`` too)."""
+    _install_tests(session)
     # The ten slowest tests end every run's report: where the suite's minutes go.
-    session.run("pytest", "--durations=10", *session.posargs)
+    session.run("pytest", "--durations=10", "-m", "not executes", *session.posargs)
+
+
+@nox.session(default=False, reuse_venv=True)
+def examples(session: nox.Session) -> None:
+    """Execute every example alone and each chapter in gallery order, in fast mode, and
+    check what the pages print and claim (the tests marked ``executes``, in tests/examples)."""
+    _install_tests(session)
+    session.run("pytest", "--durations=10", "-m", "executes", *session.posargs)
 
 
 def lowest_constraints(requirements: list[str]) -> list[str]:
@@ -200,7 +213,7 @@ def tests_lowest(session: nox.Session) -> None:
 # the figures (matplotlib, numpy), the kernel (ipykernel) and the noxfile (nox) meet other
 # versions there; one tiny build in each language carries them through the pipeline. The
 # rest of tests/docs checks our pipeline on that same pinned stack, and the examples' runs
-# exercise torch, which is not lowered: `nox -s tests` and the docs build run them.
+# exercise torch, which is not lowered: `nox -s examples` and the docs build run them.
 LOWERED = (
     "tests/package",
     "tests/i18n",

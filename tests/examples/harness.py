@@ -162,12 +162,24 @@ class Run:
         return self
 
 
+# Set by conftest.py for each test: whether it is marked ``executes``. `nox -s tests`
+# leaves those out, so a test that runs an example without the mark would slow it down.
+executing_allowed = True
+_UNMARKED = (
+    "this test runs an example but is not marked `executes`: add @pytest.mark.executes "
+    "(or `pytestmark = pytest.mark.executes` in its module), so that `nox -s tests` "
+    "leaves it to `nox -s examples`"
+)
+
+
 def _run(
     paths: list[Path],
     probes: dict[str, str],
     env: dict[str, str],
     shared: dict[str, list[str]] | None = None,
 ) -> dict[str, Run]:
+    if not executing_allowed:
+        raise RuntimeError(_UNMARKED)
     with tempfile.TemporaryDirectory(prefix="compperf-examples-") as folder:
         spec, result = Path(folder, "spec.json"), Path(folder, "result.json")
         spec.write_text(

@@ -18,6 +18,9 @@ from harness import Run, examples, numbers, run_alone, share, shared_run
 
 from compperf import i18n
 
+# Every check here runs the chapter's pages: `nox -s examples`, not `nox -s tests`.
+pytestmark = pytest.mark.executes
+
 CHAPTER = "asynchronous"
 
 # What each page's probe returns: the numbers and decisions its printed sentences rest on.

@@ -7,6 +7,9 @@ import re
 import pytest
 from harness import Run, run_alone, shared_run
 
+# Every check here runs the chapter's pages: `nox -s examples`, not `nox -s tests`.
+pytestmark = pytest.mark.executes
+
 
 def _prose(run: Run) -> str:
     """What a run printed, with line breaks and runs of spaces as single spaces.

@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 from harness import EXAMPLES, Run, examples, run_alone, shared_run
 
+# Every check here runs the chapter's pages: `nox -s examples`, not `nox -s tests`.
+pytestmark = pytest.mark.executes
+
 CHAPTER = EXAMPLES / "compilers"
 PAGES = (
     "plot_1_imperative_symbolic.py",

@@ -17,6 +17,9 @@ from harness import Run, examples, numbers, share, shared_run
 
 from compperf import i18n, records
 
+# Every check here runs the chapter's pages: `nox -s examples`, not `nox -s tests`.
+pytestmark = pytest.mark.executes
+
 CHAPTER = "distributed"
 OUTCOMES = {"yes", "no", "unclear"}
 

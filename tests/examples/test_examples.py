@@ -35,6 +35,12 @@ def in_order(chapter: str) -> dict[str, Run]:
     return shared_chapter(chapter)  # the session's one gallery-order run, shared with the load test
 
 
+def test_a_test_that_runs_an_example_must_be_marked() -> None:
+    """`nox -s tests` stays fast only if every test that executes a page says so."""
+    with pytest.raises(RuntimeError, match="not marked `executes`"):
+        run_alone(ALL[0])
+
+
 def test_every_chapter_has_examples() -> None:
     assert chapters()
     for chapter in chapters():
@@ -72,6 +78,7 @@ def test_example_says_what_to_install(path: Path) -> None:
     assert not problems, f"{path.name}: " + "; ".join(problems)
 
 
+@pytest.mark.executes
 @pytest.mark.parametrize("path", ALL, ids=lambda path: path.name)
 def test_example_runs_alone_and_says_where(path: Path) -> None:
     run = alone(path).check()
@@ -83,6 +90,7 @@ def _missing(expected: list[str], actual: list[str]) -> Counter[str]:
     return Counter(expected) - Counter(actual)
 
 
+@pytest.mark.executes
 @pytest.mark.parametrize("path", ALL, ids=lambda path: path.name)
 def test_example_prints_the_same_claims_in_gallery_order(path: Path) -> None:
     """The page a reader sees (gallery order, one process) says what the script says alone.

@@ -16,6 +16,9 @@ from harness import examples, numbers, share, shared_run
 
 from compperf import i18n
 
+# Every check here runs the chapter's pages: `nox -s examples`, not `nox -s tests`.
+pytestmark = pytest.mark.executes
+
 CHAPTER = "limits"
 TRANSLATED = ("zh_CN", "ru")
 

@@ -43,6 +43,7 @@ def _pages(path: Path) -> dict[str, str]:
     return shown
 
 
+@pytest.mark.executes
 @pytest.mark.parametrize("path", ALL, ids=lambda path: path.name)
 def test_printed_messages_fit_80_columns_in_every_language(path: Path) -> None:
     run = shared_run(path).check()
@@ -56,6 +57,7 @@ def test_printed_messages_fit_80_columns_in_every_language(path: Path) -> None:
     assert not wide, f"{path.name}:\n" + "\n".join(wide)
 
 
+@pytest.mark.executes
 @pytest.mark.parametrize("path", ALL, ids=lambda path: path.name)
 def test_outputs_show_no_reprs_no_build_paths_and_no_bare_numbers(path: Path) -> None:
     problems = []

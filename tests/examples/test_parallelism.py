@@ -13,6 +13,9 @@ from functools import cache
 import pytest
 from harness import Run, examples, share, shared_run
 
+# Every check here runs the chapter's pages: `nox -s examples`, not `nox -s tests`.
+pytestmark = pytest.mark.executes
+
 CHAPTER = "parallelism"
 
 PROBES = {

@@ -13,6 +13,9 @@ from __future__ import annotations
 import pytest
 from harness import chapters, quiet_and_loaded, verdict_flips
 
+# Every check here runs the chapter's pages: `nox -s examples`, not `nox -s tests`.
+pytestmark = pytest.mark.executes
+
 # The chapters whose every verdict comes from compperf.conclude/interleave (issue 18).
 PROVEN_CHAPTERS = ["asynchronous"]
 
