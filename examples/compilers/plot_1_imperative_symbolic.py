@@ -4,13 +4,10 @@ Imperative and symbolic programs
 
 You run the same small function three ways: line by line in Python, as source
 text that Python compiles before it runs, and as a graph that PyTorch captures.
-You see what a compiler can do once it holds the whole graph: fold constants.
+Then you time the graph against the function: is a graph faster by itself?
 
-To run this example yourself, install PyTorch, then ``pip install matplotlib
-graphviz``, and compperf as :ref:`run-yourself` explains. The pictures also
-need Graphviz's ``dot`` program (``apt-get install graphviz`` or ``brew
-install graphviz``); without it, or without the ``graphviz`` package, the page
-prints the graphs as text and goes on.
+To run this example yourself, install PyTorch, then ``pip install
+matplotlib``, and compperf as :ref:`run-yourself` explains.
 """
 
 # %%
@@ -19,23 +16,16 @@ prints the graphs as text and goes on.
 # Every number on this page comes from the machine that built it. The first
 # line below names the device, the CPU and the PyTorch version.
 
-import io
-import operator
-
 import matplotlib.pyplot as plt
 import torch
 import torch.fx
 import torch.utils.benchmark
+from matplotlib.ticker import MaxNLocator
 
 import compperf
 
-try:  # Optional: it draws the graphs, and without it the page prints them as text.
-    import graphviz
-except ImportError:
-    graphviz = None
-
 MIN_RUN_TIME = 0.2  # Seconds of timed calls per measurement.
-BUDGET = 1.0  # Seconds for the interleaved comparison.
+BUDGET = 1.0  # Seconds for each interleaved comparison.
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
 import os
@@ -73,13 +63,10 @@ print(compperf.tr("imperative result: {r}", r=fancy_func(1, 2, 3, 4)))
 # -----------------------------------------------------------------
 # A symbolic program is described in full before anything runs. Here the
 # description is plain source text. ``compile`` turns the whole text into
-# bytecode in one go, and ``exec`` runs it. The output shows the program
-# you built and the same answer as before.
+# bytecode in one go, and ``exec`` runs it. The output shows the same answer
+# as before.
 
-
-def build_program():
-    """Return the source text of a program that defines and calls fancy_func."""
-    return """
+source = """
 def add(a, b):
     return a + b
 
@@ -91,13 +78,9 @@ def fancy_func(a, b, c, d):
 
 result = fancy_func(1, 2, 3, 4)
 """
-
-
-source = build_program()
-print(source)
 bytecode = compile(source, "<fancy_func program>", "exec")
 namespace = {}
-exec(bytecode, namespace)  # noqa: S102 -- the point of this cell: run a program built as text
+exec(bytecode, namespace)  # noqa: S102 -- run the program built as text
 print(compperf.tr("symbolic result: {r}", r=namespace["result"]))
 
 # %%
@@ -113,116 +96,6 @@ print(compperf.tr("symbolic result: {r}", r=namespace["result"]))
 traced = torch.fx.symbolic_trace(fancy_func)
 print(traced.graph)
 print(traced.code)
-
-# %%
-# What a compiler does with fixed inputs: constant folding
-# --------------------------------------------------------
-# When some inputs are known in advance, a compiler may compute everything that
-# depends only on them once, at compile time. ``concrete_args`` tells the tracer
-# which inputs are fixed. With ``a=1`` and ``b=2`` fixed, look for ``3 + add``
-# in the code below: ``e = a + b`` has become the constant 3. With all four
-# inputs fixed, the whole function folds to one value. The graph still checks
-# its assumptions: each fixed input gets an assertion that fails if you call it
-# with another value.
-
-half_fixed = torch.fx.symbolic_trace(
-    fancy_func, concrete_args={"a": 1, "b": 2}
-)
-all_fixed = torch.fx.symbolic_trace(
-    fancy_func, concrete_args={"a": 1, "b": 2, "c": 3, "d": 4}
-)
-print(half_fixed.code)
-print(all_fixed.code)
-
-results = {
-    "traced": traced(1, 2, 3, 4),
-    "a, b fixed": half_fixed(1, 2, 3, 4),
-    "all fixed": all_fixed(1, 2, 3, 4),
-}
-for name, value in results.items():
-    assert value == fancy_func(1, 2, 3, 4), f"{name} gives {value}"
-print(compperf.tr("every graph computes: {r}", r=[*results.values()]))
-
-# %%
-# The graphs as pictures
-# ----------------------
-# Boxes are the function's inputs, ellipses are operations, grey notes are
-# constants, and edges show which value feeds which operation. Compare the
-# three pictures: the first one has three additions, the second one two, the
-# third one none, only the checks on the inputs and the value that is returned.
-# Drawing needs the ``graphviz`` package and its ``dot`` program; where one is
-# missing, the cell says so and prints the graphs as text instead.
-
-_CONSTANT_STYLE = {"shape": "note", "style": "filled", "fillcolor": "#eeeeee"}
-
-
-def _label(node):
-    if node.op == "placeholder":
-        return node.name.removesuffix("_1"), "box"
-    if node.op == "output":
-        return "return", "doubleoctagon"
-    names = {operator.add: "+", operator.eq: "==", torch._assert: "assert"}
-    return names.get(node.target, str(node.target)), "ellipse"
-
-
-def to_digraph(graph_module):
-    """Draw an FX graph: one graphviz node per FX node, constants as notes."""
-    dot = graphviz.Digraph()
-    for node in graph_module.graph.nodes:
-        label, shape = _label(node)
-        dot.node(node.name, label, shape=shape)
-        # The output node's only argument is the value it returns.
-        for position, argument in enumerate(node.args):
-            if isinstance(argument, torch.fx.Node):
-                dot.edge(argument.name, node.name)
-            elif isinstance(argument, (int, float)):
-                # A constant: a literal in the code, or a value folded by the tracer.
-                constant = f"{node.name}_constant_{position}"
-                dot.node(constant, str(argument), **_CONSTANT_STYLE)
-                dot.edge(constant, node.name)
-    return dot
-
-
-# Each graph under its title, which the figure shows above its picture.
-graphs = {
-    compperf.tr("traced"): traced,
-    compperf.tr("a=1, b=2 fixed"): half_fixed,
-    compperf.tr("all inputs fixed"): all_fixed,
-}
-
-
-def draw(graphs):
-    """PNG images of the graphs, or None with a note when graphviz cannot draw."""
-    if graphviz is None:
-        print(compperf.tr("graphviz cannot draw here (no graphviz package)."))
-        return None
-    try:
-        return [
-            plt.imread(io.BytesIO(to_digraph(gm).pipe(format="png")))
-            for gm in graphs.values()
-        ]
-    except graphviz.ExecutableNotFound:
-        print(compperf.tr("graphviz cannot draw here (no dot program)."))
-        return None
-
-
-pictures = draw(graphs)
-if pictures is None:
-    print(compperf.tr("The graphs as text:"))
-    for title, graph_module in graphs.items():
-        print(title, graph_module.graph, sep="\n")
-else:
-    widths = [picture.shape[1] for picture in pictures]
-    # Two graphs side by side, the widest one below them.
-    fig, axes = plt.subplot_mosaic(
-        [[0, 1], [2, 2]], figsize=(7, 5.5), width_ratios=widths[:2]
-    )
-    for i, (picture, title) in enumerate(zip(pictures, graphs, strict=True)):
-        axes[i].imshow(picture)
-        axes[i].set_title(title)
-        axes[i].set_axis_off()
-    fig.tight_layout()
-    plt.show()
 
 # %%
 # A graph is not faster by itself
@@ -291,42 +164,50 @@ verdict = comparison.faster(graph, imperative)
 print(verdict)
 
 # %%
+# The picture shows each round's time ratio, traced over imperative, as a
+# dot; the shaded band is the verdict's interval and the dashed line its
+# threshold. A band wholly below the line reads *yes*, wholly above it *no*,
+# across it *unclear*; on a disturbed machine the verdict is *unclear*
+# wherever the band lies.
+
+pairs = zip(
+    comparison.rounds[graph], comparison.rounds[imperative], strict=True
+)
+ratios = [t / i for t, i in pairs]
+fig, ax = plt.subplots(figsize=(7, 2.6), layout="constrained")
+ax.plot(range(1, len(ratios) + 1), ratios, "o", color="black")
+ax.axhspan(verdict.low, verdict.high, color="tab:green", alpha=0.3)
+ax.axhline(verdict.threshold, color="grey", linestyle="--")
+ax.set(xlabel=compperf.tr("round"), ylabel=compperf.tr("time ratio"))
+ax.set_title(compperf.tr("Traced over imperative, round by round"))
+ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+plt.show()
+
+# %%
 # Summary
 # -------
 # * An imperative program runs line by line; a symbolic one is described in
 #   full first, then compiled and run.
 # * ``torch.fx.symbolic_trace`` records a Python function as a graph of
 #   operations and turns it back into Python code.
-# * Knowing inputs in advance lets a compiler fold the work that depends only
-#   on them into constants, guarded by checks on those inputs.
 # * A graph alone does not make a program faster: the speed comes from what a
-#   compiler does with it.
+#   compiler does with it; :doc:`/auto_examples/compilers/plot_1b_constant_folding`
+#   shows one thing a compiler does.
 #
 # Exercises
 # ---------
-# 1. Fix only ``c`` and ``d`` with ``concrete_args``. Which addition becomes a
-#    constant, and which value does it take?
-# 2. Add ``if a.sum() > 0:`` to a function and trace it with
+# 1. Add ``if a.sum() > 0:`` to a function and trace it with
 #    ``torch.fx.symbolic_trace``. What happens, and why can a tracer with
 #    placeholder values not follow that branch?
-# 3. When is a symbolic program faster than the imperative one? Think of what
+# 2. When is a symbolic program faster than the imperative one? Think of what
 #    the interpreter does for each operation, and of what a compiler can do
 #    when it sees many of them at once.
-# 4. Take a model that interests you from an earlier chapter and run it
-#    through ``torch.compile``. Does it get faster? The last page of this
-#    chapter does it for a small CNN.
+# 3. Take a model that interests you from an earlier chapter and run it
+#    through ``torch.compile``. Does it get faster?
 #
 # Answers
 # -------
-# **1.** With ``c=3`` and ``d=4`` fixed, ``f = c + d`` folds into the constant
-# 7; ``a + b`` stays an addition.
-
-cd_fixed = torch.fx.symbolic_trace(fancy_func, concrete_args={"c": 3, "d": 4})
-print(cd_fixed.code)
-assert cd_fixed(1, 2, 3, 4) == 10
-
-# %%
-# **2.** The tracer calls the function with placeholders that have no values,
+# **1.** The tracer calls the function with placeholders that have no values,
 # so ``if`` cannot ask whether the sum is positive: tracing stops with an
 # error. ``torch.compile`` handles the same function differently: Dynamo ends
 # the graph before the branch (a graph break), lets Python decide, and goes on
@@ -345,13 +226,28 @@ except torch.fx.proxy.TraceError as error:
     print(f"TraceError: {str(error).splitlines()[0]}")
 
 # %%
-# **3.** When the fixed cost of running each operation matters: many small
+# **2.** When the fixed cost of running each operation matters: many small
 # operations, where the interpreter and one kernel launch per operation take
 # longer than the arithmetic, and chains of element-wise operations that a
 # compiler fuses into one pass over memory. When one large operation, such as
 # a big matrix product, dominates, both forms call the same library and take
-# about as long. The page "When compilation pays" measures this.
-#
-# **4.** The page "Hybridizing another model: a small CNN" at the end of this
-# chapter runs LeNet through TorchScript, ``torch.compile`` and
-# ``torch.export``.
+# about as long; :doc:`/auto_examples/compilers/plot_3_when_compilation_pays`
+# measures this. The rounds below repeat the comparison on tensors a thousand
+# times larger, where each addition takes longer than the Python around it:
+# set the ratio in the line below beside the verdict's interval above.
+
+large = [torch.randn(1_000_000, device=device) for _ in range(4)]
+larger = compperf.interleave(
+    {imperative: lambda: fancy_func(*large), graph: lambda: traced(*large)},
+    device=device,
+    budget=BUDGET,
+)
+ratio = larger.ratio(graph, imperative)
+size = large[0].numel()
+print(compperf.tr("traced / imperative, {n} floats: {r}", n=size, r=ratio))
+
+# %%
+# **3.** :doc:`/auto_examples/compilers/plot_5_cnn_exercise` and
+# :doc:`/auto_examples/compilers/plot_5b_cnn_speed` run LeNet, a small CNN,
+# through TorchScript, ``torch.compile`` and ``torch.export`` and time every
+# version against eager mode.

@@ -27,6 +27,8 @@ PAGES = (
     "plot_5_cnn_exercise.py",
     "plot_5b_cnn_speed.py",
 )
+# Page 1's second part: constant folding in the graph that page 1 captures, drawn.
+FOLDING_PAGE = "plot_1b_constant_folding.py"
 # Page 2's second part, which times the versions that page 2 builds.
 COST_PAGE = "plot_2b_cost_per_call.py"
 # Page 3's second part: the compilations behind its sweep, and the share of the peak.
@@ -40,13 +42,13 @@ def _has_cxx() -> bool:
 def test_every_page_of_this_file_is_in_the_chapter() -> None:
     names = [path.name for path in examples("compilers")]
     assert set(PAGES) <= set(names)
-    order = [*PAGES[:2], COST_PAGE, PAGES[2], BATCH_PAGE, *PAGES[3:]]
+    order = [PAGES[0], FOLDING_PAGE, PAGES[1], COST_PAGE, PAGES[2], BATCH_PAGE, *PAGES[3:]]
     assert names[: len(order)] == order, "gallery order starts with these pages"
     header = (CHAPTER / "GALLERY_HEADER.rst").read_text(encoding="utf-8")
     assert header.startswith("Compilers and interpreters\n")
 
 
-@pytest.mark.parametrize("name", [*PAGES, COST_PAGE, BATCH_PAGE])
+@pytest.mark.parametrize("name", [*PAGES, FOLDING_PAGE, COST_PAGE, BATCH_PAGE])
 def test_page_says_what_to_install(name: str) -> None:
     source = (CHAPTER / name).read_text(encoding="utf-8")
     docstring = source.split('"""')[1]
@@ -54,7 +56,7 @@ def test_page_says_what_to_install(name: str) -> None:
     assert "pip install" in docstring
 
 
-# The pages whose models Inductor compiles (pages 1, 4, 6 and 8 generate no code).
+# The pages whose models Inductor compiles (pages 1, 1b, 4, 6 and 8 generate no code).
 INDUCTOR_PAGES = (
     "plot_2_hybridize_mlp.py",
     COST_PAGE,
@@ -112,15 +114,13 @@ def test_page_names_the_compiler_each_device_needs(name: str) -> None:
 # --- Imperative and symbolic programs -------------------------------------------------
 
 _FX_PROBE = """{
-    name: [[node.op, str(node.target), [str(a) for a in node.args]] for node in gm.graph.nodes]
-    for name, gm in graphs.items()
-} | {
+    "traced": [[node.op, str(node.target), [str(a) for a in node.args]] for node in traced.graph.nodes],
     "figures": len(plt.get_fignums()),
-    "results": results,
-    "cd_fixed": cd_fixed(1, 2, 3, 4),
-    "cd_fixed_code": cd_fixed.code,
     "timed": [m.description for m in timings],
     "verdict": verdict.outcome,
+    "rounds": {name: len(seconds) for name, seconds in comparison.rounds.items()},
+    "ratios": len(ratios),
+    "larger": [larger.names, size, ratio.numerator, ratio.denominator],
 }"""
 
 
@@ -129,11 +129,9 @@ def imperative_symbolic() -> Run:
     return shared_run(CHAPTER / PAGES[0], _FX_PROBE).check()
 
 
-def test_all_styles_compute_ten(imperative_symbolic: Run) -> None:
+def test_imperative_and_symbolic_compute_ten(imperative_symbolic: Run) -> None:
     assert "imperative result: 10" in imperative_symbolic.stdout
     assert "symbolic result: 10" in imperative_symbolic.stdout
-    assert imperative_symbolic.probe["results"] == {"traced": 10, "a, b fixed": 10, "all fixed": 10}
-    assert "every graph computes: [10, 10, 10]" in imperative_symbolic.stdout
 
 
 def test_traced_graph_has_three_additions(imperative_symbolic: Run) -> None:
@@ -144,20 +142,7 @@ def test_traced_graph_has_three_additions(imperative_symbolic: Run) -> None:
     }
 
 
-def test_fixed_inputs_are_folded(imperative_symbolic: Run) -> None:
-    half = imperative_symbolic.probe["a=1, b=2 fixed"]
-    additions = [args for _, target, args in half if target == "<built-in function add>"]
-    assert len(additions) == 2
-    assert "3" in additions[1], "a + b should be folded into the constant 3"
-    whole = imperative_symbolic.probe["all inputs fixed"]
-    assert not [node for node in whole if node[1] == "<built-in function add>"]
-    assert whole[-1][0] == "output"
-    assert whole[-1][2] == ["10"], "the whole function should fold to the value 10"
-
-
-def test_answers_run(imperative_symbolic: Run) -> None:
-    assert imperative_symbolic.probe["cd_fixed"] == 10
-    assert "+ 7" in imperative_symbolic.probe["cd_fixed_code"], "c + d should fold into 7"
+def test_branch_answer_shows_the_trace_error(imperative_symbolic: Run) -> None:
     assert "TraceError: symbolically traced variables cannot be used as inputs to control" in (
         imperative_symbolic.stdout
     )
@@ -184,16 +169,77 @@ def test_traced_verdict_follows_the_rounds(imperative_symbolic: Run) -> None:
     assert prose.count(line) == 1
 
 
-def test_graph_is_drawn_or_shown_as_text(imperative_symbolic: Run) -> None:
+def test_every_round_is_drawn(imperative_symbolic: Run) -> None:
+    rounds = imperative_symbolic.probe["rounds"]
+    assert list(rounds) == imperative_symbolic.probe["timed"]
+    assert len(set(rounds.values())) == 1, "every round times both versions"
+    assert imperative_symbolic.probe["ratios"] == next(iter(rounds.values()))
+    assert imperative_symbolic.probe["figures"] == 1
+
+
+def test_larger_tensors_answer(imperative_symbolic: Run) -> None:
+    names, size, numerator, denominator = imperative_symbolic.probe["larger"]
+    assert names == imperative_symbolic.probe["timed"]
+    assert size == 1_000_000
+    assert [numerator, denominator] == ["traced(a, b, c, d)", "fancy_func(a, b, c, d)"]
+    prose = " ".join(imperative_symbolic.stdout.split())
+    line = r"traced / imperative, 1000000 floats: \d+\.\d\d× \(\d+% interval"
+    assert re.search(line, prose), prose
+
+
+# --- Constant folding in a captured graph -----------------------------------------------
+
+_FOLDING_PROBE = """{
+    name: [[node.op, str(node.target), [str(a) for a in node.args]] for node in gm.graph.nodes]
+    for name, gm in graphs.items()
+} | {
+    "figures": len(plt.get_fignums()),
+    "results": results,
+    "cd_fixed": cd_fixed(1, 2, 3, 4),
+    "cd_fixed_code": cd_fixed.code,
+}"""
+
+
+@pytest.fixture(scope="module")
+def constant_folding() -> Run:
+    return shared_run(CHAPTER / FOLDING_PAGE, _FOLDING_PROBE).check()
+
+
+def test_every_graph_computes_ten(constant_folding: Run) -> None:
+    assert constant_folding.probe["results"] == [10, 10, 10]
+    assert "every graph computes: [10, 10, 10]" in constant_folding.stdout
+
+
+def test_fixed_inputs_are_folded(constant_folding: Run) -> None:
+    traced = constant_folding.probe["traced"]
+    assert [target for _, target, _ in traced].count("<built-in function add>") == 3
+    half = constant_folding.probe["a=1, b=2 fixed"]
+    additions = [args for _, target, args in half if target == "<built-in function add>"]
+    assert len(additions) == 2
+    assert "3" in additions[1], "a + b should be folded into the constant 3"
+    whole = constant_folding.probe["all inputs fixed"]
+    assert not [node for node in whole if node[1] == "<built-in function add>"]
+    assert whole[-1][0] == "output"
+    assert whole[-1][2] == ["10"], "the whole function should fold to the value 10"
+
+
+def test_answers_run(constant_folding: Run) -> None:
+    assert constant_folding.probe["cd_fixed"] == 10
+    assert "+ 7" in constant_folding.probe["cd_fixed_code"], "c + d should fold into 7"
+    # The folded graph's check on a fails for another value of a.
+    assert "AssertionError: a has been specialized to have value 1" in constant_folding.stdout
+
+
+def test_graph_is_drawn_or_shown_as_text(constant_folding: Run) -> None:
     if shutil.which("dot"):
-        assert imperative_symbolic.probe["figures"] == 1
+        assert constant_folding.probe["figures"] == 1
     else:
-        assert "graphviz cannot draw here (no dot program)." in (imperative_symbolic.stdout)
-        assert imperative_symbolic.probe["figures"] == 0
+        assert "graphviz cannot draw here (no dot program)." in (constant_folding.stdout)
+        assert constant_folding.probe["figures"] == 0
 
 
 def test_without_dot_the_graphs_are_printed_as_text(tmp_path: Path) -> None:
-    run = run_alone(CHAPTER / PAGES[0], "len(plt.get_fignums())", PATH=str(tmp_path)).check()
+    run = run_alone(CHAPTER / FOLDING_PAGE, "len(plt.get_fignums())", PATH=str(tmp_path)).check()
     assert "graphviz cannot draw here (no dot program)." in run.stdout
     assert "return 10" in run.stdout
     assert run.probe == 0
@@ -202,7 +248,9 @@ def test_without_dot_the_graphs_are_printed_as_text(tmp_path: Path) -> None:
 def test_without_the_graphviz_package_the_page_goes_on(tmp_path: Path) -> None:
     # A module named graphviz that fails to import stands in for a missing package.
     (tmp_path / "graphviz.py").write_text("raise ImportError('no graphviz here')\n")
-    run = run_alone(CHAPTER / PAGES[0], "len(plt.get_fignums())", PYTHONPATH=str(tmp_path)).check()
+    run = run_alone(
+        CHAPTER / FOLDING_PAGE, "len(plt.get_fignums())", PYTHONPATH=str(tmp_path)
+    ).check()
     assert run.stdout.startswith("Measured on ")
     assert "graphviz cannot draw here (no graphviz package)." in run.stdout
     assert "return 10" in run.stdout
