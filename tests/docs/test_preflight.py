@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -68,30 +67,35 @@ def test_the_cxx_compiler_is_a_note_not_a_problem(monkeypatch) -> None:
     assert any("no C++ compiler" in note for note in report.notes)
 
 
-def _build(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(BUILD_LANGUAGES), str(ROOT / "docs"), str(tmp_path / "html"),
-         str(tmp_path / "doctrees"), "en", "-q", *args],
-        capture_output=True, text=True, timeout=300, check=False, cwd=ROOT,
+# A tiny site, never the real docs/: a build of that, even one stopped by its configuration,
+# would rewrite the notebooks of the site built there (their install cell's address).
+EXAMPLE = {"plot_a.py": '"""\nA\n=\n\nOne line.\n"""\n\nprint(1)\n'}
+
+
+def _build(tiny_sites, *args: str, **env: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+    site = tiny_sites.make("preflight", examples=EXAMPLE)
+    out = site.docs / "_build"
+    result = subprocess.run(
+        [sys.executable, str(BUILD_LANGUAGES), str(site.docs), str(out / "html"),
+         str(out / "doctrees"), "en", "-q", *args],
+        capture_output=True, text=True, timeout=300, check=False, env=site.env(**env),
     )  # fmt: skip
+    return result, out / "html"
 
 
-def test_a_missing_piece_stops_the_build_before_anything_runs(tmp_path: Path) -> None:
-    env_result = subprocess.run(
-        [sys.executable, str(BUILD_LANGUAGES), str(ROOT / "docs"), str(tmp_path / "html"),
-         str(tmp_path / "doctrees"), "en", "-q"],
-        capture_output=True, text=True, timeout=300, check=False, cwd=ROOT,
-        env={**os.environ, "PATH": "/nonexistent"},
-    )  # fmt: skip
-    assert env_result.returncode == 1, env_result.stdout + env_result.stderr
-    assert "nothing was executed" in env_result.stderr
-    assert "no `dot` program on PATH" in env_result.stderr
-    assert not (tmp_path / "html").exists()
+def test_a_missing_piece_stops_the_build_before_anything_runs(tiny_sites) -> None:
+    result, html = _build(tiny_sites, PATH="/nonexistent")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "nothing was executed" in result.stderr
+    assert "no `dot` program on PATH" in result.stderr
+    assert not html.exists()
 
 
-def test_our_error_is_one_message_without_sphinxs_crash_report(tmp_path: Path) -> None:
+def test_our_error_is_one_message_without_sphinxs_crash_report(tiny_sites) -> None:
     # shards.py raises a ConfigError for an unknown chapter at config-inited.
-    result = _build(tmp_path, "-D", "plot_gallery=0", "-D", "compperf_chapters=no_such_chapter")
+    result, _ = _build(
+        tiny_sites, "-D", "plot_gallery=0", "-D", "compperf_chapters=no_such_chapter"
+    )
     output = result.stdout + result.stderr
     assert result.returncode == 2, output
     assert "compperf_chapters: no chapter named no_such_chapter" in output
