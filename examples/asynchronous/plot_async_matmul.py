@@ -4,7 +4,9 @@ Asynchrony through the backend
 
 You multiply the same matrix many times with NumPy and with PyTorch, and time
 the loop the naive way and the right way. You learn when the two clocks
-disagree, why, and which PyTorch tools time device work correctly.
+disagree, why, and which PyTorch tools time device work correctly; the next
+lesson, :doc:`plot_async_where_time_goes`, repeats the loop until the numbers
+can be trusted.
 
 To run this example yourself, install PyTorch, then ``pip install matplotlib
 numpy``, and compperf as :ref:`run-yourself` explains.
@@ -69,8 +71,8 @@ def torch_matmuls(a):
 numpy_matmuls(a_numpy)
 start = time.perf_counter()
 numpy_matmuls(a_numpy)
-seconds = time.perf_counter() - start
-print(compperf.tr("numpy: {t:time}", t=seconds))
+numpy_seconds = time.perf_counter() - start
+print(compperf.tr("numpy: {t:time}", t=numpy_seconds))
 
 # %%
 # Naive and synchronized timing, the PyTorch way
@@ -79,8 +81,8 @@ print(compperf.tr("numpy: {t:time}", t=seconds))
 # first waits until the device has finished everything queued on it:
 # ``torch.cuda.synchronize()`` on CUDA, or ``torch.accelerator.synchronize()``
 # for whichever accelerator this machine has (a CPU has none, hence the
-# check). Compare the two lines, but do not trust one run of each: a later
-# section repeats the loop.
+# check). Compare the two lines, but do not trust one run of each: the next
+# lesson repeats the loop.
 
 
 def wait_for_device():
@@ -152,114 +154,25 @@ with compperf.Benchmark(
     torch_matmuls(a_torch)
 
 # %%
-# Where the time goes
-# -------------------
-# One run of each proves little, so you repeat the loop and split each run in
-# two parts: the time until the loop returns, and the time you then wait for
-# the result (``.item()`` blocks until the last product exists). The first
-# runs can be slower than the rest (caches, clock speed, a device that wakes
-# up), so they are timed but kept apart: the table shows the median and the
-# interquartile range (IQR) over the runs after them, then the machine's
-# account of the whole loop (``compperf.watch``).
-warmup_runs = 3
-returned, waited = compperf.Timer(), compperf.Timer()
-with compperf.watch() as watched:
-    for _ in range(warmup_runs + repeats):
-        compperf.synchronize(device)  # Nothing queued when the clock starts.
-        returned.start()
-        b = torch_matmuls(a_torch)
-        returned.stop()
-        waited.start()
-        b[0, 0].item()
-        waited.stop()
-
-all_returned = np.array(returned.times)
-all_waited = np.array(waited.times)
-naive_times = all_returned[warmup_runs:]
-wait_times = all_waited[warmup_runs:]
-synchronized_times = naive_times + wait_times
-
-
-def row(times, description):
-    return compperf.Measurement.from_times(
-        list(times),
-        description=description,
-        device=device,
-        warmup=warmup_runs,
-        disturbance=watched.disturbance,
-    )
-
-
-returned_row = row(naive_times, compperf.tr("loop returned (naive)"))
-waited_row = row(wait_times, compperf.tr("then waited for the result"))
-ready_row = row(synchronized_times, compperf.tr("result ready (synchronized)"))
-print(compperf.compare([returned_row, waited_row, ready_row]))
-print(watched.disturbance)
-
-
-# %%
-# Now let compperf's verdict decide, not two medians: was the result ready
-# when the loop returned? Each run gives the ratio of the synchronized time to
-# the naive one, and the verdict holds the median ratio's confidence interval
-# against 1.05 (waiting adds less than 5 %):
-#
-# * *yes*: the timings agree; the operations ran synchronously.
-# * *no*: the work was still queued when Python went on, and a naive timer
-#   measures only how fast you queue work.
-# * *unclear*: this run cannot tell; run the page again on a quieter machine.
-ratio = compperf.Ratio.from_rounds(
-    "synchronized", "naive", list(synchronized_times / naive_times)
-)
-claim = "result ready when the loop returns"
-synchronous = compperf.conclude(
-    claim,
-    str(device),
-    ratio.low,
-    ratio.high,
-    below=1.05,
-    disturbed=watched.disturbance.disturbed,
-    value=ratio.estimate,
-)
-print(synchronous)
-
-# %%
-# Compare the single runs printed earlier with the median in the table's last
-# row: trust the median, and the IQR beside it for how much a single run can
-# vary.
-
-# %%
-# How much of the machine that is
-# -------------------------------
-# The ten products are ``10 * 2 * size**3`` floating-point operations. Divided
-# by the median time they give a rate, and against the peak this device
-# reaches on a matrix product (``compperf.ceilings``, which the page
-# :doc:`/auto_examples/limits/plot_2_ceilings` builds up) a share of the
-# machine, with a range from the interval of the median.
-share = compperf.ceilings(device).peak_share(ready_row, steps * 2 * size**3)
-print(compperf.tr("synchronized loop: {s}", s=share))
-
-# %%
-# On a CUDA or MPS device, the naive time is how long it took to *queue* the
-# ten products; PyTorch's CPU operators return when their result is ready.
-# The figure shows every run as a bar: the time until the loop returned, then
-# the wait for the result. The pale bars on the left are the warm-up runs.
-fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
-runs = np.arange(1, warmup_runs + repeats + 1)
-shade = [0.35] * warmup_runs + [1.0] * repeats
-bottom = ax.bar(runs, all_returned * 1e3, label=returned_row.description)
-top = ax.bar(
-    runs,
-    all_waited * 1e3,
-    bottom=all_returned * 1e3,
-    label=waited_row.description,
-)
-for bar, alpha in zip([*bottom, *top], shade * 2, strict=True):
-    bar.set_alpha(alpha)
-ax.axvspan(0.5, warmup_runs + 0.5, color="0.9", zorder=0)
-ax.set_xlabel(compperf.tr("run (the first ones warm up)"))
-ax.set_ylabel(compperf.tr("time (ms)"))
-ax.set_title(compperf.tr("Each run: the loop, then the wait for the result"))
-fig.legend(loc="outside upper center", ncols=2)
+# The figure puts the single runs side by side, and the Timer's median with an
+# error bar from the first to the third quartile of its blocks. On a GPU the
+# naive bar is far shorter than the others: it shows only how long queueing
+# took. On a CPU the bars are about as long as each other.
+clocks = {
+    "numpy": numpy_seconds,
+    compperf.tr("torch, naive"): naive,
+    compperf.tr("torch, synchronized"): synchronized,
+    "benchmark.Timer": m,
+}
+spread = np.abs(np.percentile(measured.times, [25, 75]) - m)
+fig, ax = plt.subplots(figsize=(7, 2.5), layout="constrained")
+ax.barh(list(clocks), np.array(list(clocks.values())) * 1e3)
+ax.errorbar(m * 1e3, 3, xerr=spread[:, None] * 1e3, color="black", capsize=4)
+ax.invert_yaxis()
+for code in ax.get_yticklabels()[::3]:  # numpy and benchmark.Timer are code
+    code.set_fontfamily("monospace")
+ax.set_xlabel(compperf.tr("time of one loop (ms)"))
+ax.set_title(compperf.tr("One run of each clock, and the Timer's median"))
 plt.show()
 
 # %%
@@ -276,63 +189,30 @@ plt.show()
 #
 # Exercises
 # ---------
-# 1. On a CPU, time the same matrix products as this page. Can you still see
-#    asynchrony through the backend?
-# 2. Why does ``time.perf_counter()`` around a CUDA loop mislead, and what is
+# 1. Why does ``time.perf_counter()`` around a CUDA loop mislead, and what is
 #    the smallest change that fixes it?
-# 3. The synchronized wall-clock time and the CUDA events measure the same loop.
+# 2. The synchronized wall-clock time and the CUDA events measure the same loop.
 #    Do the events leave out the time Python needs to launch the kernels? What
 #    does the wall clock count that the events do not?
-# 4. ``torch.utils.benchmark.Timer`` runs on one thread unless told otherwise.
+# 3. ``torch.utils.benchmark.Timer`` runs on one thread unless told otherwise.
 #    Time the CPU products with one thread and with all of them.
 #
 # Answers
 # -------
-# 1. The loop below runs on the CPU, whatever device the page used, on a
-#    matrix of at most 384 x 384 (the size this page uses on a CPU). If the
-#    time until the loop returns and the time until the result is ready agree,
-#    there is no asynchrony to see. The verdict's claim is "result ready when
-#    the loop returns", decided from ready / returned per run (the time until
-#    the result was read over the time until the loop returned) against 1.05:
-#    *yes* means the result was ready when the loop returned, because
-#    PyTorch's CPU operators do not run asynchronously; *no* that reading it
-#    added more than 5 % of the loop; *unclear* that this run cannot tell.
-a_cpu = a_torch[:384, :384].cpu()
-torch_matmuls(a_cpu)  # A warm-up run, not timed.
-cpu_returned, cpu_ready = compperf.Timer(), compperf.Timer()
-cpu_runs = 6  # the fewest that give a 95 % interval of the median
-for _ in range(cpu_runs):
-    cpu_returned.start()
-    cpu_ready.start()
-    b = torch_matmuls(a_cpu)
-    cpu_returned.stop()
-    b[0, 0].item()
-    cpu_ready.stop()
-cpu_ratio = compperf.Ratio.from_rounds(
-    "ready", "returned", list(np.array(cpu_ready.times) / cpu_returned.times)
-)
-cpu_synchronous = compperf.conclude(
-    claim,
-    "cpu",
-    cpu_ratio.low,
-    cpu_ratio.high,
-    below=1.05,
-    value=cpu_ratio.estimate,
-)
-print(cpu_synchronous)
-
-# %%
-# 2. The kernels are still running when the clock stops. Synchronize before
+# 1. The kernels are still running when the clock stops. Synchronize before
 #    each clock read (both ends: before the start, so that earlier work is not
 #    billed to the loop, and before the stop), as ``wait_for_device`` does.
-# 3. No. The events measure the device timeline from the first mark to the
+# 2. No. The events measure the device timeline from the first mark to the
 #    second, idle gaps included: if Python needs longer to launch a kernel than
 #    the device needs to run it, the device waits between kernels, and the
 #    events count those waits as the wall clock does. Compared with the
 #    synchronized wall clock, the events leave out only the host time before
 #    the first mark reaches the device and the latency of the final wait, so a
 #    launch-bound loop shows about the same time in both.
-# 4. The code below times the CPU loop with one thread and with all of them.
+# 3. The code below times the loop on the CPU, on a matrix of at most 384 x
+#    384 (the size this page uses on a CPU), with one thread and with all of
+#    them.
+a_cpu = a_torch[:384, :384].cpu()
 for threads in sorted({1, torch.get_num_threads()}):
     cpu_timer = torch.utils.benchmark.Timer(
         stmt="torch_matmuls(a)",

@@ -3,9 +3,9 @@ The frontend, the backend and the dependency graph
 ==================================================
 
 You record the operations that the program ``z = x * y + 2`` hands to PyTorch's
-backend and find out which of them depend on each other. Then you see who uses
-that graph in PyTorch (not a CUDA stream, which runs kernels in queue order)
-and how you make independent work overlap yourself, with a second stream.
+backend and find out which of them depend on each other, draw them, and see
+that eager PyTorch does not use that graph: a CUDA stream runs kernels in the
+order they were queued.
 
 To run this example yourself, install PyTorch, then ``pip install matplotlib
 graphviz``, and compperf as :ref:`run-yourself` explains. The picture also
@@ -183,168 +183,14 @@ print(compperf.tr("program order: {ops}", ops=", ".join(program_order)))
 print("z =", z.tolist())
 
 # %%
-# Who does schedule from a graph
-# ------------------------------
-# Two parts of PyTorch do. **Autograd's engine** runs the backward graph that
-# the forward pass recorded (each result's ``grad_fn`` and its
-# ``next_functions``). It counts, for every node, how many nodes feed it
-# gradients, and runs a node only when all of them have run: a real dependency
-# scheduler. A hook on each node records the order in which it ran; the
-# second line says whether each one ran after every node that feeds it
-# gradients (``True``). Nothing orders the two ``AccumulateGrad`` nodes, which
-# write ``x.grad`` and ``y.grad``: either may come first.
-x = torch.ones((1, 2), device=device, requires_grad=True)
-y = torch.ones((1, 2), device=device, requires_grad=True)
-loss = (x * y + 2).sum()
-
-
-def label(node):
-    if hasattr(node, "variable"):  # AccumulateGrad writes a leaf's .grad.
-        return f"AccumulateGrad({'x' if node.variable is x else 'y'})"
-    return node.name()
-
-
-feeds = {}  # For each node, the nodes that send it gradients.
-ran = []
-stack, seen = [loss.grad_fn], set()
-while stack:
-    node = stack.pop()
-    if node in seen:
-        continue
-    seen.add(node)
-    node.register_prehook(lambda grads, node=node: ran.append(label(node)))
-    for child, _ in node.next_functions:
-        if child is not None:
-            feeds.setdefault(label(child), set()).add(label(node))
-            stack.append(child)
-loss.backward()
-print(compperf.tr("backward ran: {nodes}", nodes=" -> ".join(ran)))
-topological = all(
-    ran.index(parent) < ran.index(node)
-    for node, parents in feeds.items()
-    for parent in parents
-)
-print(compperf.tr("in dependency order: {ok}", ok=topological))
-
-# %%
-# **Compilers** see the whole graph before anything runs: ``torch.compile``
-# hands it to Inductor, which fuses ``x * y + 2`` into one kernel and orders
-# its code by the graph, still on one stream (``TORCH_LOGS=output_code`` shows
-# that code; :doc:`/auto_examples/compilers/index` measures when it pays).
-#
-# Overlap is your job: a second stream and an event
-# -------------------------------------------------
-# Work overlaps on a GPU only when it sits on different streams (or devices).
-# On CUDA the cell below copies 512 MiB from pinned host memory to the GPU on
-# a second stream while the current stream multiplies matrices:
-#
-# * ``side.wait_stream(main)``: the side stream starts after the work queued
-#   on ``main`` so far;
-# * an event recorded on ``side`` after the copies, and ``main.wait_event``:
-#   later work on ``main`` may use the copies only once they are done;
-# * ``record_stream(main)``: the copies were allocated on ``side`` but are used
-#   on ``main``, so the caching allocator must not reuse their memory before
-#   ``main`` is done with them.
-#
-# It prints each task's time alone (CUDA events), the medians of one stream
-# and two streams timed in turns by ``compperf.interleave``, then compperf's
-# verdict: two streams overlapped when the interval of their time over one
-# stream's lies wholly below 1/1.05. *Yes*: the copy engines moved the data
-# while the cores computed; the last line gives the time hidden and its share
-# of the shorter task. *No*: no measurable overlap; the hidden time is noise.
-# *Unclear*: the rounds disagree too much to tell. Elsewhere the cell prints
-# one line: a CPU has no streams, and on Apple's MPS backend PyTorch gives
-# Python no second stream.
-
-# compperf: cuda-only
-if device.type == "cuda":
-    main = torch.cuda.current_stream()
-    side = torch.cuda.Stream()
-    a = torch.randn(4096, 4096, device=device)
-    # Eight chunks of 64 MiB: 512 MiB in pinned host memory.
-    chunks = [torch.randn(4096, 4096).pin_memory() for _ in range(8)]
-
-    def compute():
-        for _ in range(10):
-            b = torch.mm(a, a)
-        return b
-
-    def copy():
-        return [chunk.to(device, non_blocking=True) for chunk in chunks]
-
-    def one_stream():
-        compute()
-        return copy()
-
-    def two_streams():
-        side.wait_stream(main)
-        with torch.cuda.stream(side):
-            copies = copy()
-        copied = torch.cuda.Event()
-        copied.record(side)
-        compute()
-        main.wait_event(copied)
-        for tensor in copies:
-            tensor.record_stream(main)
-        return copies
-
-    def device_time(fn, runs=3):
-        """The shortest device time of fn over a few runs, in seconds (CUDA events)."""
-        fn()  # A warm-up run, not timed.
-        times = []
-        for _ in range(runs):
-            torch.cuda.synchronize()
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end) / 1e3)
-        return min(times)
-
-    compute_alone = device_time(compute)
-    copy_alone = device_time(copy)
-    # One stream against two in interleaved rounds: compperf decides "overlapped".
-    streams = compperf.interleave(
-        {"one stream": one_stream, "two streams": two_streams}, device=device
-    )
-    on_one_stream = streams.measurements["one stream"].median
-    on_two_streams = streams.measurements["two streams"].median
-    print(compperf.tr("compute alone: {t:time}", t=compute_alone))
-    print(compperf.tr("copy alone: {t:time}", t=copy_alone))
-    print(compperf.tr("one stream: {t:time}", t=on_one_stream))
-    print(compperf.tr("two streams: {t:time}", t=on_two_streams))
-    # Overlapped: two streams' time over one stream's lies below 1 / 1.05.
-    ratio = streams.ratio("two streams", "one stream")
-    overlapped = compperf.conclude(
-        compperf.tr("two streams overlapped"),
-        str(device),
-        ratio.low,
-        ratio.high,
-        below=1 / 1.05,
-        disturbed=streams.disturbance.disturbed,
-        value=ratio.estimate,
-    )
-    print(overlapped)
-    hidden = on_one_stream - on_two_streams
-    share = hidden / min(compute_alone, copy_alone)
-    print(compperf.tr("hidden: {t:time} ({s:.0%})", t=hidden, s=share))
-else:
-    print(compperf.tr("no second stream on {device}: not run", device=device))
-
-# %%
 # Summary
 # -------
+# * An FX graph recorded with ``make_fx`` shows which operations of a program
+#   depend on each other; operations on the same level are independent.
 # * Eager PyTorch does not schedule from that graph: each call reaches the
 #   backend in program order, and a CUDA stream runs its kernels in the order
-#   they were queued.
-# * Autograd's engine schedules the backward graph by its dependencies, and
-#   compilers such as Inductor order (and fuse) the code they generate from
-#   the graph.
-# * To overlap independent work on a GPU, put it on a second stream and order
-#   the streams with events (``wait_stream``, ``wait_event``), with
-#   ``record_stream`` for memory used across streams.
+#   they were queued. The next lesson,
+#   :doc:`plot_backend_who_schedules`, shows who does schedule from a graph.
 #
 # Exercises
 # ---------
@@ -352,8 +198,6 @@ else:
 #    does a CUDA stream run them?
 # 2. Draw the dependencies of ``c = (x + 1) @ (y * 2)``. Which operations are
 #    independent, and what are their levels?
-# 3. In the two-stream code, what can go wrong if you leave out
-#    ``main.wait_event(copied)``? And if you leave out ``record_stream``?
 #
 # Answers
 # -------
@@ -370,10 +214,3 @@ def second_program():
 
 
 print_dependencies(make_fx(second_program)())
-
-# %%
-# 3. Without the event, later work on ``main`` can read the copies while the
-#    side stream is still writing them: the results are wrong, sometimes, and
-#    nothing raises an error. Without ``record_stream``, the caching allocator
-#    may give the copies' memory to a new tensor on ``side`` as soon as Python
-#    drops them, while ``main`` still reads it.

@@ -27,6 +27,13 @@ CHAPTER = "asynchronous"
 PROBES = {
     "plot_async_matmul.py": """{
         "device": str(device),
+        "naive": naive,
+        "synchronized": synchronized,
+        "timer_median": m,
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_async_where_time_goes.py": """{
+        "device": str(device),
         "repeats": repeats,
         "runs": len(naive_times),
         "warmup_runs": warmup_runs,
@@ -38,8 +45,6 @@ PROBES = {
         "cpu_synchronous": cpu_synchronous.outcome,
         "ratio": [ratio.low, ratio.estimate, ratio.high],
         "median_text": compperf.format_time(ready_row.median),
-        "naive": naive,
-        "synchronized": synchronized,
         "peak_share": [share.within.outcome, share.share_low, share.share_high],
         "figures": len(plt.get_fignums()),
     }""",
@@ -51,10 +56,15 @@ PROBES = {
         "independent_pairs": independent_pairs,
         "result": graph_module().tolist(),
         "dispatched": dispatched,
-        "ran": ran,
-        "topological": topological,
         "has_png": png is not None,
         "has_graphviz": graphviz is not None,
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_backend_who_schedules.py": """{
+        "device": str(device),
+        "ran": ran,
+        "topological": topological,
+        "depth": depth,
         "figures": len(plt.get_fignums()),
     }""",
     "plot_barriers_and_blockers.py": """{
@@ -151,8 +161,8 @@ def said(text: str, outcome: str, sentences: dict[str, str]) -> None:
         assert (sentence in text) == (case == outcome), (outcome, sentence, text)
 
 
-def test_async_matmul_reports_its_share_of_the_measured_peak():
-    run = ran("plot_async_matmul.py")
+def test_where_time_goes_reports_its_share_of_the_measured_peak():
+    run = ran("plot_async_where_time_goes.py")
     outcome, low, high = run.probe["peak_share"]
     assert 0 < low <= high
     text = prose(run.stdout)
@@ -163,8 +173,25 @@ def test_async_matmul_reports_its_share_of_the_measured_peak():
     assert ("share of the peak is unclear here" in text) != readable
 
 
-def test_async_matmul_naive_and_synchronized_agree_on_cpu():
+def test_async_matmul_shows_each_clock_and_the_real_apis():
     run = ran("plot_async_matmul.py")
+    p = run.probe
+    # Which timing to trust: one run of each clock, then the Timer's median.
+    assert p["naive"] > 0
+    assert p["synchronized"] > 0
+    assert p["timer_median"] > 0
+    assert "torch, naive:" in run.stdout
+    assert "torch, synchronized:" in run.stdout
+    # The real APIs are shown, and the CUDA-only cell says what a GPU would print.
+    assert "CUDA events: on a GPU, about the synchronized time" in run.stdout
+    assert "torch, CUDA events:" not in run.stdout
+    assert "Timer: median" in run.stdout  # torch.utils.benchmark.Timer's result
+    assert "threads: 1, per loop:" in run.stdout  # the answer to exercise 3
+    assert p["figures"] == 1
+
+
+def test_where_time_goes_naive_and_synchronized_agree_on_cpu():
+    run = ran("plot_async_where_time_goes.py")
     on_cpu(run)
     p = run.probe
     # The warm-up runs are timed but kept out of the table and the verdict.
@@ -182,18 +209,10 @@ def test_async_matmul_naive_and_synchronized_agree_on_cpu():
     assert p["cpu_synchronous"] != "no"
     outcomes = re.findall(r"result ready when the loop returns \(cpu\): (yes|no|unclear)", text)
     assert outcomes == [p["synchronous"], p["cpu_synchronous"]], text
-    # Which timing to trust: the single runs, and the median in the table's last row.
-    assert p["naive"] > 0
-    assert p["synchronized"] > 0
-    assert "torch, naive:" in run.stdout
-    assert "torch, synchronized:" in run.stdout
+    # The table's last row holds the median the verdict rests on.
     ready = [line for line in run.stdout.splitlines() if "result ready (synchronized)" in line]
     assert len(ready) == 1
     assert p["median_text"] in ready[0]
-    # The real APIs are shown, and the CUDA-only cell says what a GPU would print.
-    assert "CUDA events: on a GPU, about the synchronized time" in run.stdout
-    assert "torch, CUDA events:" not in run.stdout
-    assert "Timer: median" in run.stdout  # torch.utils.benchmark.Timer's result
     assert p["figures"] == 1
 
 
@@ -218,22 +237,38 @@ def test_dependency_graph_is_the_program():
         assert p["figures"] == 0
 
 
-def test_eager_pytorch_dispatches_in_program_order_and_autograd_by_dependencies():
+def test_eager_pytorch_dispatches_in_program_order():
     run = ran("plot_backend_dependency_graph.py")
     p = run.probe
     assert p["dispatched"] == ["ones", "ones", "mul", "add"]
     # The page prints both orders; the prose says they are the same list.
     assert "dispatched: ones, ones, mul, add" in run.stdout
     assert "program order: ones, ones, mul, add" in run.stdout
+    # The answer to the second exercise: x + 1 and y * 2 are independent.
+    assert "('add', 'mul')" in run.stdout
+
+
+def test_autograd_runs_the_backward_graph_by_its_dependencies():
+    run = ran("plot_backend_who_schedules.py")
+    p = run.probe
     assert p["ran"][:3] == ["SumBackward0", "AddBackward0", "MulBackward0"]
     assert sorted(p["ran"][3:]) == ["AccumulateGrad(x)", "AccumulateGrad(y)"]
     assert p["topological"]
     assert "in dependency order: True" in run.stdout
+    # The figure's rows: one per step away from the loss, both leaves last.
+    assert p["depth"] == {
+        "SumBackward0": 0,
+        "AddBackward0": 1,
+        "MulBackward0": 2,
+        "AccumulateGrad(x)": 3,
+        "AccumulateGrad(y)": 3,
+    }
+    assert p["figures"] == 1
+    # The answer to exercise 1 names the leaf this run accumulated last.
+    assert f"accumulated last: {p['ran'][-1]}" in run.stdout
     if p["device"] == "cpu":
         assert "no second stream on cpu: not run" in run.stdout
         assert "two streams overlapped" not in run.stdout
-    # The answer to the second exercise: x + 1 and y * 2 are independent.
-    assert "('add', 'mul')" in run.stdout
 
 
 def test_dependency_graph_without_dot_prints_the_graph(tmp_path):
@@ -264,7 +299,7 @@ def test_dependency_graph_without_the_graphviz_package_goes_on(tmp_path):
     assert not run.probe["has_graphviz"]
     assert "no picture: the graphviz package is not installed" in run.stdout
     assert "edges: ones -> mul, ones_1 -> mul, mul -> add" in prose(run.stdout)
-    assert "in dependency order: True" in run.stdout  # the page went on
+    assert "('add', 'mul')" in run.stdout  # the page went on to its answers
 
 
 def test_blockers_table_has_a_row_per_blocker():
