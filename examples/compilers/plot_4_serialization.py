@@ -72,6 +72,22 @@ x = torch.randn(4, 512, device=device)
 #   graph of ATen operations together with the weights, in a ``.pt2`` archive.
 # * **state_dict** (``torch.save(net.state_dict())``) stores only the weights,
 #   by name. Whoever loads them must build the model from its code first.
+#
+# What loading each file needs is a property of its format:
+#
+# ==========================  ===============  ================================
+# Format                      Needs your code  Needs Python to load
+# ==========================  ===============  ================================
+# TorchScript ``.pt``         no               no: C++ loads it with LibTorch
+# ``torch.export`` ``.pt2``   no               yes, or AOTInductor for C++
+# ``state_dict``              yes              yes
+# ==========================  ===============  ================================
+#
+# LibTorch's ``torch::jit::load`` reads TorchScript from C++. AOTInductor
+# (``torch._inductor.aoti_compile_and_package``) compiles an exported program
+# into a package that C++ runs without Python.
+# :doc:`/auto_examples/compilers/plot_4b_loading_elsewhere` checks the first
+# column in fresh processes.
 
 with compperf.shown_warnings(r"`torch\.jit\."):
     torch.jit.save(torch.jit.script(net), folder / "mlp.pt")
@@ -168,6 +184,8 @@ workdir.cleanup()
 #   weights stay on the device they were saved from, so move the program
 #   with ``move_to_device_pass`` before you save it for another device.
 # * A ``state_dict`` carries weights only, by name.
+# * Only TorchScript loads in C++ as it is; an exported program needs
+#   AOTInductor for that.
 # * Most of every file is weights; a ``.pt2`` also keeps its example input.
 #
 # :doc:`/auto_examples/compilers/plot_4b_loading_elsewhere` loads each file

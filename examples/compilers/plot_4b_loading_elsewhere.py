@@ -17,7 +17,8 @@ matplotlib``, and compperf as :ref:`run-yourself` explains.
 # :doc:`/auto_examples/compilers/plot_4_serialization` does and explains:
 # TorchScript, a ``torch.export`` program moved to the CPU, and a
 # ``state_dict``. The model's class, ``MLP``, lives in ``mlp_model.py`` in
-# the same temporary folder, with the example input.
+# the same temporary folder, with the example input. The cell hides the
+# TorchScript deprecation warnings, which that page shows.
 
 import importlib.util
 import json
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import warnings
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -38,7 +40,6 @@ print(compperf.environment(device))
 
 MODEL_CODE = """\
 from torch import nn
-
 
 class MLP(nn.Module):
     def __init__(self):
@@ -64,7 +65,8 @@ net = mlp_model.MLP().to(device).requires_grad_(False)
 x = torch.randn(4, 512, device=device)
 reference = net(x)
 torch.save(x.cpu(), folder / "input.pt")
-with compperf.shown_warnings(r"`torch\.jit\."):
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
     torch.jit.save(torch.jit.script(net), folder / "mlp.pt")
 exported = move_to_device_pass(torch.export.export(net, (x,)), "cpu")
 torch.export.save(exported, folder / "mlp.pt2")
@@ -73,10 +75,9 @@ torch.save(net.state_dict(), folder / "mlp_state_dict.pt")
 # %%
 # Loading in a fresh process
 # --------------------------
-# Each loader below runs in a new Python process: nothing of this page is in
-# memory there. Its working folder is an empty folder, so ``mlp_model`` is not
-# importable unless the loader puts the model's folder on its path, which only
-# the ``state_dict`` loader does:
+# Each loader below runs in a new Python process, in an empty working folder,
+# so ``mlp_model`` is not importable unless the loader puts the model's folder
+# on its path, which only the ``state_dict`` loader does:
 #
 # * TorchScript carries its code. ``map_location="cpu"`` moves every tensor to
 #   the CPU, so a model saved on a GPU loads on a machine without one.
@@ -112,7 +113,6 @@ CHILD = """\
 import importlib.util, json, sys, time, warnings
 from pathlib import Path
 import torch
-
 path, input_path, output_path = sys.argv[1:4]
 importable_at_start = importlib.util.find_spec("mlp_model") is not None
 start = time.perf_counter()
@@ -166,26 +166,14 @@ for kind, report in reports.items():
 # What each format needs
 # ----------------------
 # The table puts the measured facts side by side: the file's size, whether
-# the loading process imported the model's code (no process could at its
-# start; the cell checks that), the device the loaded model ran on, the load
-# time and the time of the whole process, which includes starting Python and
-# importing torch. The load time is one cold load: it also pays for the parts
+# the loading process imported the model's code, the device the loaded model
+# ran on, the load time and the time of the whole process, which includes
+# starting Python and importing torch. The load time is one cold load: it also pays for the parts
 # of PyTorch that the loader imports on first use, so expect it to vary from
 # run to run and from format to format.
 #
-# What the files need beyond that is a property of the formats:
-#
-# ==========================  ===============  ================================
-# Format                      Needs your code  Needs Python to load
-# ==========================  ===============  ================================
-# TorchScript ``.pt``         no               no: C++ loads it with LibTorch
-# ``torch.export`` ``.pt2``   no               yes, or AOTInductor for C++
-# ``state_dict``              yes              yes
-# ==========================  ===============  ================================
-#
-# LibTorch's ``torch::jit::load`` reads TorchScript from C++. AOTInductor
-# (``torch._inductor.aoti_compile_and_package``) compiles an exported program
-# into a package that C++ runs without Python.
+# Whether a file needs Python to load is a property of its format: see the
+# table of :doc:`/auto_examples/compilers/plot_4_serialization`.
 
 with compperf.i18n.parts():
     size, imported = compperf.tr("size"), compperf.tr("imported mlp_model")
@@ -209,22 +197,19 @@ header = ["", size, imported, ran_on, load, process]
 print(compperf.i18n.table(header, rows))
 
 # %%
-# The same times as a chart: each whole process (gray), with the load inside
-# it (orange). The formats' names, which are code, label the bars in a
-# monospace font.
+# The same times as a chart: each whole process (blue), with the load inside
+# it (orange).
 
 kinds = list(reports)
 fig, ax = plt.subplots(figsize=(7, 2.5), layout="constrained")
 ax.barh(
     kinds,
     [reports[k]["process_seconds"] for k in kinds],
-    color="tab:gray",
     label=compperf.tr("whole process"),
 )
 ax.barh(
     kinds,
     [reports[k]["load_seconds"] for k in kinds],
-    color="tab:orange",
     label=compperf.tr("load"),
 )
 ax.set(
@@ -242,8 +227,6 @@ plt.show()
 #   a ``state_dict`` needs ``MLP`` importable there.
 # * ``map_location`` moves TorchScript and ``state_dict`` tensors on load; a
 #   ``.pt2`` loads on the device it was saved from.
-# * Only TorchScript loads in C++ as it is; an exported program needs
-#   AOTInductor for that.
 # * A fresh process also pays for starting Python and importing torch, in
 #   every format.
 #

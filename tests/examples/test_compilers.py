@@ -670,9 +670,9 @@ def test_importing_torch_alone_is_timed(loading: Run) -> None:
     assert re.search(line, loading.stdout, re.MULTILINE)
 
 
-def test_no_rest_list_table_left(loading: Run) -> None:
-    source = (CHAPTER / LOADING_PAGE).read_text(encoding="utf-8")
-    assert "list-table" not in source
+@pytest.mark.parametrize("name", [PAGES[3], LOADING_PAGE])
+def test_no_rest_list_table_left(name: str) -> None:
+    assert "list-table" not in (CHAPTER / name).read_text(encoding="utf-8")
 
 
 # --- Hybridizing another model: the CNN ---------------------------------------------------
