@@ -1,11 +1,10 @@
 """
-Saving a model and loading it elsewhere
-=======================================
+Saving a model three ways
+=========================
 
-You save one model three ways: as TorchScript, as a ``torch.export`` program and
-as a ``state_dict``. Then you load each file in a fresh Python process and see
-what each format needs there: your model's code, Python at all, the device
-it was saved on, and how long.
+You save one model as TorchScript, as a ``torch.export`` program and as a
+``state_dict``, and see what each file holds: code, a graph or weights alone,
+the device of the weights, and the example input.
 
 To run this example yourself, install PyTorch, then ``pip install
 matplotlib``, and compperf as :ref:`run-yourself` explains.
@@ -17,16 +16,12 @@ matplotlib``, and compperf as :ref:`run-yourself` explains.
 # The model is the 512-256-128-2 perceptron, now as a class of your own,
 # ``MLP``. Its code lives in a module file, ``mlp_model.py``, the way it would
 # in a project. The page writes that file into a temporary folder, next to
-# everything it saves, and imports ``MLP`` from there. The loading processes
-# further down get that folder's files but, except for the ``state_dict``, not
-# the module.
+# everything it saves, and imports ``MLP`` from there.
+# :doc:`/auto_examples/compilers/plot_4b_loading_elsewhere` loads the saved
+# files in fresh Python processes and shows what each one needs there.
 
 import importlib.util
-import json
-import subprocess
-import sys
 import tempfile
-import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -66,8 +61,6 @@ spec.loader.exec_module(mlp_model)
 torch.manual_seed(0)
 net = mlp_model.MLP().to(device).requires_grad_(False)
 x = torch.randn(4, 512, device=device)
-reference = net(x)
-torch.save(x.cpu(), folder / "input.pt")
 
 # %%
 # Three ways to save
@@ -79,6 +72,22 @@ torch.save(x.cpu(), folder / "input.pt")
 #   graph of ATen operations together with the weights, in a ``.pt2`` archive.
 # * **state_dict** (``torch.save(net.state_dict())``) stores only the weights,
 #   by name. Whoever loads them must build the model from its code first.
+#
+# What loading each file needs is a property of its format:
+#
+# ==========================  ===============  ================================
+# Format                      Needs your code  Needs Python to load
+# ==========================  ===============  ================================
+# TorchScript ``.pt``         no               no: C++ loads it with LibTorch
+# ``torch.export`` ``.pt2``   no               yes, or AOTInductor for C++
+# ``state_dict``              yes              yes
+# ==========================  ===============  ================================
+#
+# LibTorch's ``torch::jit::load`` reads TorchScript from C++. AOTInductor
+# (``torch._inductor.aoti_compile_and_package``) compiles an exported program
+# into a package that C++ runs without Python.
+# :doc:`/auto_examples/compilers/plot_4b_loading_elsewhere` checks the first
+# column in fresh processes.
 
 with compperf.shown_warnings(r"`torch\.jit\."):
     torch.jit.save(torch.jit.script(net), folder / "mlp.pt")
@@ -98,7 +107,7 @@ torch.save(net.state_dict(), folder / "mlp_state_dict.pt")
 # program to the CPU before saving it, so that it loads on any machine. (A
 # program compiled ahead of time with AOTInductor is different: its kernels
 # were generated for one kind of device, and another device needs a new
-# compilation.) The two lines below list the devices of the program's weights
+# compilation.) The line below lists the devices of the program's weights
 # before and after the move.
 
 
@@ -107,21 +116,21 @@ def devices(program):
     return sorted({str(t.device) for t in program.state_dict.values()})
 
 
-print(compperf.tr("weights before the move: {d}", d=devices(exported)))
+was = devices(exported)
 exported = move_to_device_pass(exported, "cpu")
-print(compperf.tr("weights after the move: {d}", d=devices(exported)))
+now = devices(exported)
+print(compperf.tr("weights: {w} before the move, {n} after", w=was, n=now))
 torch.export.save(exported, folder / "mlp.pt2")
 
 # %%
 # What is on disk
 # ---------------
-# The book lists the files with ``ls -lh``; here Python lists them itself, with
-# their sizes. Compare each size with the size of the weights alone, printed
-# after the files: the weights make up most of every file. The last line is
-# the size of the example input. An exported
-# program also keeps the example inputs it was exported with, so export with a
-# small example to keep the ``.pt2`` file small.
-
+# Dive into Deep Learning lists the files with ``ls -lh``; here Python lists
+# them itself, with their sizes. Compare each size with the size of the
+# weights alone, printed after the files: the weights make up most of every
+# file. The last line is the size of the example input. An exported program
+# also keeps the example inputs it was exported with, so export with a small
+# example to keep the ``.pt2`` file small.
 
 sizes = {path.name: path.stat().st_size for path in sorted(folder.iterdir())}
 for name, size in sizes.items():
@@ -132,188 +141,29 @@ input_size = x.numel() * x.element_size()
 print(compperf.tr("the example input: {b:bytes}", b=input_size))
 
 # %%
-# Loading in a fresh process
-# --------------------------
-# Each loader below runs in a new Python process: nothing of this page is in
-# memory there. Its working folder is an empty folder, so ``mlp_model`` is not
-# importable unless the loader puts the model's folder on its path, which only
-# the ``state_dict`` loader does. The three loaders show the difference in one
-# line each:
-#
-# * TorchScript carries its code. ``map_location="cpu"`` moves every tensor to
-#   the CPU, so a model saved on a GPU loads on a machine without one.
-# * An exported program carries its graph; ``.module()`` makes it callable.
-#   Its weights load on the device they were saved from, here the CPU.
-# * A ``state_dict`` carries names and tensors only; you need ``MLP`` to build
-#   the model before you can fill it. ``map_location`` works as for
-#   TorchScript.
-#
-# Each process sends back the output it computed, and
-# ``torch.testing.assert_close`` checks it against the original model's: it
-# raises if they differ, so the page goes on only when every fresh process
-# computed the same output. A deprecation warning a loader raised is printed
-# as it came, after the format's name.
+# The sizes as a chart, against the size of the weights alone (the dashed
+# line); the formats' names, which are code, label the bars in a monospace
+# font.
 
-LOADERS = {
-    "TorchScript": 'model = torch.jit.load(path, map_location="cpu")',
-    "torch.export": "model = torch.export.load(path).module()",
-    "state_dict": textwrap.dedent("""\
-        sys.path.insert(0, str(Path(path).parent))  # the folder with mlp_model.py
-        from mlp_model import MLP
-        model = MLP()
-        model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))"""),
-}
 FILES = {
     "TorchScript": "mlp.pt",
     "torch.export": "mlp.pt2",
     "state_dict": "mlp_state_dict.pt",
 }
-
-# The frame around each loader: it times the load, runs the model and reports
-# as JSON.
-CHILD = """\
-import importlib.util, json, re, sys, time, warnings
-from pathlib import Path
-import torch
-
-path, input_path, output_path = sys.argv[1:4]
-importable_before = importlib.util.find_spec("mlp_model") is not None
-start = time.perf_counter()
-with warnings.catch_warnings(record=True) as caught:
-    warnings.filterwarnings("always", r"`torch\\.jit\\.", DeprecationWarning)
-{loader}
-load_seconds = time.perf_counter() - start
-deprecations = []
-for w in caught:
-    if w.category is DeprecationWarning and "torch.jit" in str(w.message):
-        deprecations.append(str(w.message))
-    else:
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-weight = next(model.parameters())
-output = model(torch.load(input_path).to(weight.device))
-torch.save(output.cpu(), output_path)
-print(json.dumps({{"load_seconds": load_seconds, "device": str(weight.device),
-                  "mlp_model_importable_at_start": importable_before,
-                  "mlp_model_imported": "mlp_model" in sys.modules,
-                  "deprecations": sorted(set(deprecations))}}))
-"""
-
-
-def load_in_fresh_process(kind):
-    """Run the loader for ``kind`` in a new Python process and return its report."""
-    code = CHILD.format(loader=textwrap.indent(LOADERS[kind], "    "))
-    output_path = folder / f"output_{FILES[kind]}"
-    with tempfile.TemporaryDirectory() as empty:
-        timer = compperf.Timer()
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                code,
-                str(folder / FILES[kind]),
-                str(folder / "input.pt"),
-                str(output_path),
-            ],
-            cwd=empty,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        process_seconds = timer.stop()
-    if result.returncode != 0:
-        raise RuntimeError(
-            f"loading {kind} in a fresh process failed:\n{result.stderr}"
-        )
-    report = json.loads(result.stdout.splitlines()[-1])
-    report["process_seconds"] = process_seconds
-    report["output"] = torch.load(output_path)
-    output_path.unlink()
-    return report
-
-
-reports = {kind: load_in_fresh_process(kind) for kind in LOADERS}
-for kind, report in reports.items():
-    torch.testing.assert_close(report["output"], reference.cpu())
-    for message in report["deprecations"]:
-        print(f"{kind}: DeprecationWarning: {message}")
-
-# %%
-# What each format needs
-# ----------------------
-# The table puts the measured facts side by side: the file's size, whether
-# the loading process imported the model's code (it starts out unimportable in
-# every process; only the ``state_dict`` loader fetches it), the device the
-# loaded model ran on, the load time and the time of the whole process, which
-# includes starting Python and importing torch. The load time is one cold load:
-# it also pays for the parts of PyTorch that the loader imports on first use,
-# so expect it to vary from run to run and from format to format.
-#
-# What the files need beyond that is a property of the formats:
-#
-# ==========================  ===============  ================================
-# Format                      Needs your code  Needs Python to load
-# ==========================  ===============  ================================
-# TorchScript ``.pt``         no               no: C++ loads it with LibTorch
-# ``torch.export`` ``.pt2``   no               yes, or AOTInductor for C++
-# ``state_dict``              yes              yes
-# ==========================  ===============  ================================
-#
-# LibTorch's ``torch::jit::load`` reads TorchScript from C++. AOTInductor
-# (``torch._inductor.aoti_compile_and_package``) compiles an exported program
-# into a package that C++ runs without Python.
-
-with compperf.i18n.parts():
-    size, imported = compperf.tr("size"), compperf.tr("imported mlp_model")
-    ran_on, load = compperf.tr("ran on"), compperf.tr("load")
-    process, said = compperf.tr("process"), {True: compperf.tr("yes")}
-    said[False] = compperf.tr("no")
-rows = []
-for kind, report in reports.items():
-    assert not report["mlp_model_importable_at_start"], "code seen at start"
-    rows.append(
-        [
-            kind,
-            compperf.units.bytes_((folder / FILES[kind]).stat().st_size),
-            said[report["mlp_model_imported"]],
-            report["device"],
-            compperf.units.seconds(report["load_seconds"]),
-            compperf.units.seconds(report["process_seconds"]),
-        ]
-    )
-header = ["", size, imported, ran_on, load, process]
-print(compperf.i18n.table(header, rows))
-
-# %%
-# The sizes and load times as a chart; the formats' names, which are code,
-# label the bars in a monospace font.
-
-kinds = list(reports)
-fig, (size_ax, time_ax) = plt.subplots(
-    2, 1, figsize=(7, 4.5), layout="constrained"
-)
-size_ax.barh(kinds, [(folder / FILES[k]).stat().st_size / 1024 for k in kinds])
-size_ax.axvline(
+fig, ax = plt.subplots(figsize=(7, 2.5), layout="constrained")
+ax.barh(list(FILES), [sizes[name] / 1024 for name in FILES.values()])
+ax.axvline(
     weights / 1024,
     color="gray",
     linestyle="--",
     label=compperf.tr("weights alone"),
 )
-size_ax.set(
+ax.set(
     xlabel=compperf.tr("file size (KiB)"), title=compperf.tr("size on disk")
 )
 fig.legend(loc="outside upper center")
-time_ax.barh(
-    kinds,
-    [reports[k]["load_seconds"] * 1e3 for k in kinds],
-    color="tab:orange",
-)
-time_ax.set(
-    xlabel=compperf.tr("load time in a fresh process (ms)"),
-    title=compperf.tr("one cold load"),
-)
-for ax in (size_ax, time_ax):
-    ax.invert_yaxis()
-    ax.tick_params(axis="y", labelfontfamily="monospace")
+ax.invert_yaxis()
+ax.tick_params(axis="y", labelfontfamily="monospace")
 plt.show()
 
 # %%
@@ -322,21 +172,24 @@ plt.show()
 # The files lived in a temporary folder; removing it leaves nothing behind.
 # To keep the whole model rather than its weights, ``torch.save(net)`` pickles
 # the module object itself. That file refers to ``MLP`` by name, so the loading
-# side needs your code just like a ``state_dict`` does, and ``torch.load``
-# refuses it unless you pass ``weights_only=False`` and trust the file.
+# side needs your code just like a ``state_dict`` does.
 
 workdir.cleanup()
 
 # %%
 # Summary
 # -------
-# * TorchScript files carry code and weights and load without Python, but
-#   ``torch.jit`` is deprecated.
+# * TorchScript files carry code and weights, but ``torch.jit`` is deprecated.
 # * A ``.pt2`` from ``torch.export`` carries a graph and its weights; the
-#   weights load on the device they were saved from, so move the program
+#   weights stay on the device they were saved from, so move the program
 #   with ``move_to_device_pass`` before you save it for another device.
-# * A ``state_dict`` carries weights only: the loading side needs your code.
+# * A ``state_dict`` carries weights only, by name.
+# * Only TorchScript loads in C++ as it is; an exported program needs
+#   AOTInductor for that.
 # * Most of every file is weights; a ``.pt2`` also keeps its example input.
+#
+# :doc:`/auto_examples/compilers/plot_4b_loading_elsewhere` loads each file
+# in a fresh process.
 #
 # Exercises
 # ---------
@@ -362,10 +215,8 @@ dynamic = torch.export.export(
     net, (x,), dynamic_shapes=({0: torch.export.Dim("batch")},)
 )
 output = dynamic.module()(batch_of_8)
-inputs, outputs = batch_of_8.shape[0], output.shape[0]
-print(
-    compperf.tr("dynamic batch: {i} inputs, {o} outputs", i=inputs, o=outputs)
-)
+i, o = len(batch_of_8), len(output)
+print(compperf.tr("dynamic batch: {i} inputs, {o} outputs", i=i, o=o))
 
 # %%
 # **2.** ``move_to_device_pass`` works on any program; on the ``meta`` device

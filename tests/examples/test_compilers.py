@@ -33,6 +33,8 @@ FOLDING_PAGE = "plot_1b_constant_folding.py"
 COST_PAGE = "plot_2b_cost_per_call.py"
 # Page 3's second part: the compilations behind its sweep, and the share of the peak.
 BATCH_PAGE = "plot_3b_every_batch_size.py"
+# Page 4's second part: each file that page 4 saves, loaded in a fresh process.
+LOADING_PAGE = "plot_4b_loading_elsewhere.py"
 
 
 def _has_cxx() -> bool:
@@ -42,13 +44,16 @@ def _has_cxx() -> bool:
 def test_every_page_of_this_file_is_in_the_chapter() -> None:
     names = [path.name for path in examples("compilers")]
     assert set(PAGES) <= set(names)
-    order = [PAGES[0], FOLDING_PAGE, PAGES[1], COST_PAGE, PAGES[2], BATCH_PAGE, *PAGES[3:]]
+    order = [
+        *(PAGES[0], FOLDING_PAGE, PAGES[1], COST_PAGE, PAGES[2], BATCH_PAGE),
+        *(PAGES[3], LOADING_PAGE, *PAGES[4:]),
+    ]
     assert names[: len(order)] == order, "gallery order starts with these pages"
     header = (CHAPTER / "GALLERY_HEADER.rst").read_text(encoding="utf-8")
     assert header.startswith("Compilers and interpreters\n")
 
 
-@pytest.mark.parametrize("name", [*PAGES, FOLDING_PAGE, COST_PAGE, BATCH_PAGE])
+@pytest.mark.parametrize("name", [*PAGES, FOLDING_PAGE, COST_PAGE, BATCH_PAGE, LOADING_PAGE])
 def test_page_says_what_to_install(name: str) -> None:
     source = (CHAPTER / name).read_text(encoding="utf-8")
     docstring = source.split('"""')[1]
@@ -56,7 +61,7 @@ def test_page_says_what_to_install(name: str) -> None:
     assert "pip install" in docstring
 
 
-# The pages whose models Inductor compiles (pages 1, 1b, 4, 6 and 8 generate no code).
+# The pages whose models Inductor compiles (pages 1, 1b, 4, 4b, 6 and 8 generate no code).
 INDUCTOR_PAGES = (
     "plot_2_hybridize_mlp.py",
     COST_PAGE,
@@ -558,17 +563,14 @@ def test_graph_counts_answer(batch_sizes: Run) -> None:
     }
 
 
-# --- Serialization -------------------------------------------------------------------
+# --- Saving a model three ways -------------------------------------------------------
 
 _SERIALIZATION_PROBE = """{
-    kind: {key: value for key, value in report.items() if key != "output"}
-    | {"same_output": bool(torch.allclose(report["output"], reference.cpu()))}
-    for kind, report in reports.items()
-} | {
     "folder_removed": not folder.exists(),
     "saved_devices": devices(exported),
     "moved": devices(on_meta),
     "sizes": sizes,
+    "figures": len(plt.get_fignums()),
 }"""
 
 
@@ -577,38 +579,14 @@ def serialization() -> Run:
     return shared_run(CHAPTER / PAGES[3], _SERIALIZATION_PROBE).check()
 
 
-def test_round_trips_give_the_same_output(serialization: Run) -> None:
-    # Each fresh process's output is checked with assert_close (it raises if not).
-    source = (CHAPTER / PAGES[3]).read_text(encoding="utf-8")
-    assert 'torch.testing.assert_close(report["output"], reference.cpu())' in source
-    for kind in ("TorchScript", "torch.export", "state_dict"):
-        assert serialization.probe[kind]["same_output"], kind
-        assert serialization.probe[kind]["load_seconds"] > 0
-
-
-def test_only_the_state_dict_needs_the_model_code(serialization: Run) -> None:
-    for kind in ("TorchScript", "torch.export", "state_dict"):
-        assert serialization.probe[kind]["mlp_model_importable_at_start"] is False
-    assert serialization.probe["state_dict"]["mlp_model_imported"] is True
-    assert serialization.probe["TorchScript"]["mlp_model_imported"] is False
-    assert serialization.probe["torch.export"]["mlp_model_imported"] is False
-
-
-def test_torchscript_loads_on_the_cpu_with_its_deprecation_shown(serialization: Run) -> None:
-    assert serialization.probe["TorchScript"]["device"] == "cpu"
-    assert serialization.probe["TorchScript"]["deprecations"] == [
-        "`torch.jit.load` is deprecated. Please switch to `torch.export`."
-    ]
+def test_torchscript_deprecation_is_shown_on_saving(serialization: Run) -> None:
     assert "DeprecationWarning caught: `torch.jit.save` is deprecated" in serialization.stdout
-    assert "TorchScript: DeprecationWarning: `torch.jit.load` is deprecated" in (
-        serialization.stdout
-    )
 
 
 def test_the_pt2_is_saved_for_the_cpu(serialization: Run) -> None:
     assert serialization.probe["saved_devices"] == ["cpu"]
-    assert serialization.probe["torch.export"]["device"] == "cpu"
-    assert "weights after the move: ['cpu']" in serialization.stdout
+    moved = r"^weights: \[.+\] before the move, \['cpu'\] after$"
+    assert re.search(moved, serialization.stdout, re.MULTILINE)
     assert serialization.probe["moved"] == ["meta"]
 
 
@@ -619,7 +597,7 @@ def test_static_and_dynamic_batch_answer(serialization: Run) -> None:
 
 def test_files_are_listed_with_sizes(serialization: Run) -> None:
     sizes = serialization.probe["sizes"]
-    assert set(sizes) == {"input.pt", "mlp.pt", "mlp.pt2", "mlp_model.py", "mlp_state_dict.pt"}
+    assert set(sizes) == {"mlp.pt", "mlp.pt2", "mlp_model.py", "mlp_state_dict.pt"}
     for name in sizes:  # one labelled line each, its size in a unit
         assert re.search(
             rf"^{re.escape(name)}: [\d.]+ (B|KiB|MiB)$", serialization.stdout, re.MULTILINE
@@ -630,11 +608,71 @@ def test_files_are_listed_with_sizes(serialization: Run) -> None:
         assert sizes[name] >= weights, f"{name} is smaller than the weights it holds"
         assert sizes[name] < 2 * weights, f"the weights are not most of {name}"
     assert serialization.probe["folder_removed"]
+    assert serialization.probe["figures"] == 1
 
 
-def test_no_rest_list_table_left(serialization: Run) -> None:
-    source = (CHAPTER / PAGES[3]).read_text(encoding="utf-8")
-    assert "list-table" not in source
+# --- Loading a saved model elsewhere ----------------------------------------------------
+
+_LOADING_PROBE = """{
+    kind: {key: value for key, value in report.items() if key != "output"}
+    | {"same_output": bool(torch.allclose(report["output"], reference.cpu()))}
+    for kind, report in reports.items()
+} | {
+    "folder_removed": not folder.exists(),
+    "saved_devices": sorted({str(t.device) for t in exported.state_dict.values()}),
+    "figures": len(plt.get_fignums()),
+}"""
+
+
+@pytest.fixture(scope="module")
+def loading() -> Run:
+    return shared_run(CHAPTER / LOADING_PAGE, _LOADING_PROBE).check()
+
+
+def test_round_trips_give_the_same_output(loading: Run) -> None:
+    # Each fresh process's output is checked with assert_close (it raises if not).
+    source = (CHAPTER / LOADING_PAGE).read_text(encoding="utf-8")
+    assert 'torch.testing.assert_close(report["output"], reference.cpu())' in source
+    for kind in ("TorchScript", "torch.export", "state_dict"):
+        assert loading.probe[kind]["same_output"], kind
+        assert 0 < loading.probe[kind]["load_seconds"] < loading.probe[kind]["process_seconds"]
+    assert loading.probe["folder_removed"]
+    assert loading.probe["figures"] == 1
+
+
+def test_only_the_state_dict_needs_the_model_code(loading: Run) -> None:
+    for kind in ("TorchScript", "torch.export", "state_dict"):
+        assert loading.probe[kind]["importable_at_start"] is False
+    assert loading.probe["state_dict"]["imported"] is True
+    assert loading.probe["TorchScript"]["imported"] is False
+    assert loading.probe["torch.export"]["imported"] is False
+
+
+def test_without_the_models_folder_the_state_dict_does_not_load(loading: Run) -> None:
+    assert "ModuleNotFoundError: No module named 'mlp_model'" in loading.stdout
+
+
+def test_torchscript_loads_on_the_cpu_with_its_deprecation_shown(loading: Run) -> None:
+    assert loading.probe["TorchScript"]["device"] == "cpu"
+    assert loading.probe["TorchScript"]["deprecations"] == [
+        "`torch.jit.load` is deprecated. Please switch to `torch.export`."
+    ]
+    assert "TorchScript: DeprecationWarning: `torch.jit.load` is deprecated" in (loading.stdout)
+
+
+def test_the_pt2_loads_on_the_device_it_was_saved_from(loading: Run) -> None:
+    assert loading.probe["saved_devices"] == ["cpu"]
+    assert loading.probe["torch.export"]["device"] == "cpu"
+
+
+def test_importing_torch_alone_is_timed(loading: Run) -> None:
+    line = r"^a process that only imports torch: [\d.]+ (ms|s|min)$"
+    assert re.search(line, loading.stdout, re.MULTILINE)
+
+
+@pytest.mark.parametrize("name", [PAGES[3], LOADING_PAGE])
+def test_no_rest_list_table_left(name: str) -> None:
+    assert "list-table" not in (CHAPTER / name).read_text(encoding="utf-8")
 
 
 # --- Hybridizing another model: the CNN ---------------------------------------------------
