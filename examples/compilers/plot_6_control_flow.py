@@ -4,8 +4,8 @@ Control flow three ways
 
 One small function with a Python ``if`` on a tensor meets three tools that
 capture graphs: ``torch.fx`` tracing, ``torch.compile`` and ``torch.export``.
-You see which of them fails, which one splits the function, and how
-``torch.cond`` turns the branch into something every tool can keep.
+You see which of them fails, which one splits the function at the branch,
+and which one refuses it and points at the line.
 
 To run this example yourself, install PyTorch (``pip install torch``), and
 compperf as :ref:`run-yourself` explains. Nothing else is needed: none of the tools on
@@ -75,8 +75,8 @@ except torch.fx.proxy.TraceError as error:
 print(compperf.tr("torch.fx.symbolic_trace: {e}", e=fx_error or "-"))
 
 # %%
-# 2. ``torch.compile`` splits the function at the branch
-# ------------------------------------------------------
+# 2. ``torch.compile`` splits at the branch
+# -----------------------------------------
 # ``torch.compile`` reads Python bytecode with Dynamo and hands each graph it
 # captures to a backend. Here the backend is a small function that only
 # records the graphs and runs them as they are, so you see what Dynamo made
@@ -89,9 +89,14 @@ print(compperf.tr("torch.fx.symbolic_trace: {e}", e=fx_error or "-"))
 # ``torch.testing.assert_close`` raises if a compiled result differs from
 # eager mode, so the cell goes on only when both inputs give the eager
 # results. The first line then counts the graphs the backend received, next
-# to Dynamo's own counter of unique graphs; each line after it is one graph:
-# its number, the input of the call during which Dynamo made it, and its
-# operations.
+# to Dynamo's own counter of unique graphs.
+#
+# Each graph below starts with its number and the input of the call during
+# which Dynamo made it; its code follows, as FX prints it. Look at the
+# operations of each graph. The first one stops at the comparison: it
+# returns the boolean that Python then tests. The branch the first call took
+# became a graph of its own; the second call reused the first graph (same
+# shape, same type), took the other branch and made one more.
 
 captured = []  # (name of the input, FX graph module) for every graph
 
@@ -113,21 +118,7 @@ graph_count = len(captured)
 unique = counters["stats"]["unique_graphs"]
 print(compperf.tr("graphs: {n}, unique: {u}", n=graph_count, u=unique))
 for number, (call, graph_module) in enumerate(captured, start=1):
-    ops = ", ".join(
-        node.name
-        for node in graph_module.graph.nodes
-        if node.op in ("call_function", "call_method")
-    )
-    print(compperf.tr("graph {i} ({x}): {ops}", i=number, x=call, ops=ops))
-
-# %%
-# Look at the operations of each graph. The first one stops at the
-# comparison: it returns the boolean that Python then tests. The branch the
-# first call took became a graph of its own; the second call reused the
-# first graph (same shape, same type), took the other branch and made
-# one more. The code of each graph, in the same order, as FX prints it:
-
-for _, graph_module in captured:
+    print(compperf.tr("graph {i} ({x}):", i=number, x=call))
     print(graph_module.code.strip(), end="\n\n")
 
 # %%
@@ -159,11 +150,9 @@ with contextlib.redirect_stderr(io.StringIO()):
         message = str(error).splitlines()
         export_error = f"{type(error).__name__}: {message[0]}"
         # The message goes on to quote the user code that raised it.
-        quoted = [
-            line.strip() for line in message if line.strip().startswith("if ")
-        ]
+        quoted = [x.strip() for x in message if x.strip().startswith("if ")]
         partial = getattr(error, "partial_fx_graph", "") or ""
-        partial_graph = [
+        partial_graph = [  # the name of each node that calls an operator
             line.split(" = ")[0].split(":")[0].strip()
             for line in partial.splitlines()
             if " = torch.ops." in line
@@ -174,115 +163,37 @@ traced = ", ".join(partial_graph) or "-"
 print(compperf.tr("traced when it stopped: {ops}", ops=traced))
 
 # %%
-# 4. ``torch.cond`` keeps both branches in the graph
-# --------------------------------------------------
-# ``torch.cond(predicate, true_fn, false_fn, operands)`` is control flow as an
-# operator: both branches become subgraphs, and the choice between them happens
-# when the graph runs. It asks a little of you: both branches take the same
-# operands and return tensors with the same dtype, device and number of
-# dimensions (their sizes may differ), and neither branch may return one of
-# its inputs or a view of it. Now export succeeds, and the exported program
-# gives the eager results for both inputs (``assert_close`` checks it). The
-# line below counts the ``cond`` operators in the exported graph and names
-# its subgraphs, the two branches; the graph's code follows.
-
-
-def shift_cond(x):
-    return torch.cond(
-        x.sum() > 0,
-        lambda x: torch.relu(x) * 2,
-        lambda x: x - 1,
-        (x,),
-    )
-
-
-class ShiftCond(torch.nn.Module):
-    def forward(self, x):
-        return shift_cond(x)
-
-
-exported = torch.export.export(ShiftCond(), (positive,))
-exported_module = exported.module()
-for x in (positive, negative):
-    torch.testing.assert_close(exported_module(x), shift(x))
-subgraphs = [name for name, _ in exported.graph_module.named_children()]
-cond_nodes = [
-    node.name
-    for node in exported.graph.nodes
-    if node.op == "call_function"
-    and node.target is torch.ops.higher_order.cond
-]
-names = ", ".join(subgraphs)
-print(compperf.tr("cond: {n}, subgraphs: {s}", n=len(cond_nodes), s=names))
-print(exported.graph_module.code.strip())
-
-# %%
-# ``torch.compile`` gains too: with ``torch.cond`` Dynamo captures one graph for
-# both inputs. ``fullgraph=True`` makes any graph break an error, so the call
-# below also proves there is none; the line counts the graphs the backend
-# received for the two calls.
-#
-# ``torch.cond`` removes the graph break, not the synchronization. The
-# predicate is a tensor, and the generated code still reads it on the host to
-# choose a branch: Inductor's wrapper code calls ``.item()`` on it and
-# branches on the result (``torch/_inductor/codegen/wrapper.py``). On a GPU
-# every call therefore waits there for the device, like any blocker (see
-# :doc:`/auto_examples/asynchronous/plot_barriers_and_blockers`), and Inductor
-# disables CUDA graphs for a graph that holds a ``torch.cond``
-# (``torch/_inductor/lowering.py``). ``torch.where(condition, a, b)`` avoids
-# both, at the cost of computing both branches: it chooses element by element
-# on the device.
-
-captured.clear()
-torch.compiler.reset()
-counters.clear()
-compiled_cond = torch.compile(
-    shift_cond, backend=recording_backend, fullgraph=True
-)
-for name, x in inputs.items():
-    current_call = name
-    torch.testing.assert_close(compiled_cond(x), shift(x))
-cond_graph_count = len(captured)
-print(compperf.tr("graphs with torch.cond: {n}", n=cond_graph_count))
-
-# %%
 # The trade-off on one function
 # -----------------------------
 # The table sums up what each tool did with ``shift``, as measured above: the
 # type of the error it raised on the branch (a dash where it raised none) and
-# the number of graphs it made (none where it failed).
-# The plain ``if`` is easiest to write and debug; ``torch.compile`` keeps it
-# working by giving up the single graph; a program that must run without
-# Python needs the branch spelled as an operator.
+# the number of graphs it made (none where it failed); the figure draws the
+# same rows. The plain ``if`` is easiest to write and debug;
+# ``torch.compile`` keeps it working by giving up the single graph; a program
+# that must run without Python needs the branch spelled as an operator,
+# ``torch.cond``, which
+# :doc:`/auto_examples/compilers/plot_6b_branch_in_graph` puts in the graph.
 
-made = {
-    "torch.fx.symbolic_trace": 0 if fx_error else 1,
-    "torch.compile": graph_count,
-    "torch.export": 0 if export_error else 1,
-    "torch.export + torch.cond": 1,
-    "torch.compile + torch.cond": cond_graph_count,
-}
-errors = {
-    "torch.fx.symbolic_trace": fx_error,
-    "torch.export": export_error,
-}
 rows = [
-    (tool, (errors.get(tool) or "-").split(":")[0], graphs)
-    for tool, graphs in made.items()
+    ("torch.fx.symbolic_trace", fx_error, 0 if fx_error else 1),
+    ("torch.compile", None, graph_count),
+    ("torch.export", export_error, 0 if export_error else 1),
 ]
+rows = [(tool, (e or "-").split(":")[0], n) for tool, e, n in rows]
 with parts():
     header = [compperf.tr("tool"), compperf.tr("error"), compperf.tr("graphs")]
 print(table(header, rows))
 
-# %%
-# The figure draws the last column: the graphs each tool made of ``shift``.
-
-fig, ax = plt.subplots(figsize=(7, 2.8), layout="constrained")
-ax.barh(range(len(made)), list(made.values()))
-ax.set_yticks(range(len(made)), list(made), fontfamily="monospace")
+fig, ax = plt.subplots(figsize=(7, 2.0), layout="constrained")
+ax.barh(range(len(rows)), [graphs for _, _, graphs in rows])
+ax.set_yticks(
+    range(len(rows)), [t for t, _, _ in rows], fontfamily="monospace"
+)
+for row, (_, error, graphs) in enumerate(rows):
+    if graphs == 0:  # name the error instead of a bar
+        ax.text(0.05, row, error, va="center", fontfamily="monospace")
 ax.invert_yaxis()
 ax.xaxis.get_major_locator().set_params(integer=True)
-ax.set_xlabel(compperf.tr("graphs"))
 ax.set_title(compperf.tr("Graphs of one function with an if, by tool"))
 plt.show()
 
@@ -295,8 +206,9 @@ plt.show()
 #   refuses it and points at the line.
 # * ``torch.compile`` keeps the program working by splitting it: one graph up
 #   to the condition, then one graph per branch taken, with Python in between.
-# * ``torch.cond`` makes the branch an operator with both sides as subgraphs,
-#   so export succeeds and ``torch.compile`` captures a single graph.
+# * A branch that must stay in one graph needs another spelling:
+#   :doc:`/auto_examples/compilers/plot_6b_branch_in_graph` shows
+#   ``torch.cond``.
 #
 # Exercises
 # ---------
@@ -305,9 +217,6 @@ plt.show()
 # 2. Change the condition to ``if x.shape[0] > 2:``. The branch now depends
 #    on a shape, not on values. How many graphs does ``torch.compile`` make,
 #    and does ``torch.export`` accept it?
-# 3. Let the true branch of ``torch.cond`` return ``x[:2]``. What does export
-#    say? Then try ``x[:2].clone()``, and ``x.long()``: which of the three
-#    does export accept, and why?
 
 
 # %%
@@ -343,30 +252,3 @@ class ByShape(torch.nn.Module):
 
 
 print(torch.export.export(ByShape(), (positive,)).graph)
-
-# 3. ``x[:2]`` is a view of the input, and a branch must not return one:
-#    export stops at the aliasing. ``x[:2].clone()`` exports although
-#    the branches return different sizes (the size becomes a symbol).
-#    ``x.long()`` fails: the branches must agree on dtype, device and
-#    number of dimensions.
-import re
-
-
-def export_cond(true_fn):
-    class Cond(torch.nn.Module):
-        def forward(self, x):
-            return torch.cond(x.sum() > 0, true_fn, lambda x: x - 1, (x,))
-
-    try:
-        torch.export.export(Cond(), (positive,))
-        return compperf.tr("exports")
-    except RuntimeError as error:  # torch._dynamo.exc errors are RuntimeErrors
-        found = re.search(
-            r"Encountered aliasing.*|expected same [^\"]*", str(error)
-        )
-        return f"{type(error).__name__}: {found.group(0) if found else error}"
-
-
-print(export_cond(lambda x: x[:2]))  # an error about aliasing
-print(export_cond(lambda x: x[:2].clone()))  # it exports
-print(export_cond(lambda x: x.long()))  # an error: the dtypes differ

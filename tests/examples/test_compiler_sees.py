@@ -26,9 +26,7 @@ _CONTROL_FLOW_PROBE = """{
     "fx_error": fx_error,
     "export_error": export_error,
     "graph_count": graph_count,
-    "cond_graph_count": cond_graph_count,
-    "cond_nodes": cond_nodes,
-    "subgraphs": subgraphs,
+    "figures": len(plt.get_fignums()),
 }"""
 
 
@@ -48,21 +46,25 @@ def test_fx_tracing_fails_on_the_branch(control_flow: Run) -> None:
 def test_compile_splits_at_the_branch_into_the_stated_graphs(control_flow: Run) -> None:
     assert control_flow.probe["graph_count"] == 3
     assert "graphs: 3, unique: 3" in control_flow.stdout
-    graphs = re.findall(r"^graph (\d) \((\w+)\): (.*)$", control_flow.stdout, re.MULTILINE)
+    # Each graph: "graph N (input):", then its FX code, in the order Dynamo made them.
+    parts = re.split(r"^graph (\d) \((\w+)\):$", control_flow.stdout, flags=re.MULTILINE)
+    graphs = list(zip(parts[1::3], parts[2::3], parts[3::3], strict=True))
     assert [(n, call) for n, call, _ in graphs] == [
         ("1", "positive"),
         ("2", "positive"),
         ("3", "negative"),
     ]
-    first, positive_branch, negative_branch = (ops.split(", ") for _, _, ops in graphs)
-    assert first[-1] == "gt"  # the first graph stops at the comparison
-    assert positive_branch == ["relu", "mul"]
-    assert negative_branch == ["sub"]
-    # The FX code of each graph follows, in the same order.
-    assert control_flow.stdout.count("def forward(self, L_x_ : torch.Tensor):") == 3
+    first, positive_branch, negative_branch = (code for _, _, code in graphs)
+    assert all("def forward(self, L_x_ : torch.Tensor):" in code for _, _, code in graphs)
+    # The first graph stops at the comparison and returns it.
+    assert "gt = sum_1 > 0" in first
+    assert "return (gt,)" in first
+    assert "torch.relu(l_x_)" in positive_branch
+    assert "relu * 2" in positive_branch
+    assert "sub = l_x_ - 1" in negative_branch.split("torch.export")[0]
 
 
-def test_export_refuses_and_cond_fixes_it(control_flow: Run) -> None:
+def test_export_refuses_and_points_at_the_line(control_flow: Run) -> None:
     probe = control_flow.probe
     assert probe["export_error"].startswith("GuardOnDataDependentSymNode: ")
     said = " ".join(control_flow.stdout.split())  # lines folded at 80 columns
@@ -71,29 +73,79 @@ def test_export_refuses_and_cond_fixes_it(control_flow: Run) -> None:
     traced = re.search(r"^traced when it stopped: (.*)$", control_flow.stdout, re.MULTILINE)
     assert traced, control_flow.stdout
     assert traced.group(1).split(", ")[-1] == "item"  # it stops where it needs the value
-    assert len(probe["cond_nodes"]) == 1
-    assert probe["subgraphs"] == ["true_graph_0", "false_graph_0"]
-    assert "cond: 1, subgraphs: true_graph_0, false_graph_0" in control_flow.stdout
-    assert probe["cond_graph_count"] == 1
-    assert "graphs with torch.cond: 1" in control_flow.stdout
 
 
 def test_summary_table_follows_the_measurements(control_flow: Run) -> None:
     rows = {
         tool.strip(): cells.split()
         for tool, cells in re.findall(
-            r"^(torch\.[\w.]+(?: \+ torch\.cond)?) +(\S+ +\d+)$",
-            control_flow.stdout,
-            re.MULTILINE,
+            r"^(torch\.[\w.]+) +(\S+ +\d+)$", control_flow.stdout, re.MULTILINE
         )
     }
     assert rows == {
         "torch.fx.symbolic_trace": ["TraceError", "0"],
         "torch.compile": ["-", "3"],
         "torch.export": ["GuardOnDataDependentSymNode", "0"],
-        "torch.export + torch.cond": ["-", "1"],
-        "torch.compile + torch.cond": ["-", "1"],
     }
+    # torch.cond is the next lesson's (plot_6b_branch_in_graph): not run here.
+    assert "torch.cond" not in control_flow.stdout
+    assert control_flow.probe["figures"] == 1
+
+
+# --- Both branches in the graph ---------------------------------------------------------
+
+_BRANCH_PROBE = """{
+    "cond_nodes": cond_nodes,
+    "subgraphs": subgraphs,
+    "cond_graph_count": cond_graph_count,
+    "made": made,
+    "if_error": if_error,
+    "where_graphs": where_graphs,
+    "where_ops": where_ops,
+    "figures": len(plt.get_fignums()),
+}"""
+
+
+@pytest.fixture(scope="module")
+def branch_in_graph() -> Run:
+    return shared_run("plot_6b_branch_in_graph.py", _BRANCH_PROBE).check()
+
+
+def test_export_keeps_both_branches_as_subgraphs(branch_in_graph: Run) -> None:
+    probe = branch_in_graph.probe
+    assert len(probe["cond_nodes"]) == 1
+    assert probe["subgraphs"] == ["true_graph_0", "false_graph_0"]
+    assert "cond: 1, subgraphs: true_graph_0, false_graph_0" in branch_in_graph.stdout
+    # The exported code follows: one cond call on both subgraphs.
+    assert "torch.ops.higher_order.cond(gt, true_graph_0, false_graph_0" in (branch_in_graph.stdout)
+
+
+def test_compile_captures_one_graph_with_cond(branch_in_graph: Run) -> None:
+    assert branch_in_graph.probe["cond_graph_count"] == 1
+    assert "graphs with torch.cond: 1" in branch_in_graph.stdout
+
+
+def test_side_by_side_table_follows_the_measurements(branch_in_graph: Run) -> None:
+    probe = branch_in_graph.probe
+    assert probe["made"] == {"if": [3, 0], "torch.cond": [1, 1]}  # JSON: lists
+    assert probe["if_error"] == "GuardOnDataDependentSymNode"
+    assert f"torch.export with if: {probe['if_error']}" in branch_in_graph.stdout
+    rows = re.findall(r"^(if|torch\.cond) +(\d+) +(\d+)$", branch_in_graph.stdout, re.MULTILINE)
+    assert {s: [int(c), int(e)] for s, c, e in rows} == probe["made"]
+    assert probe["figures"] == 1
+
+
+def test_answers_check_the_branch_rules_and_where(branch_in_graph: Run) -> None:
+    out = branch_in_graph.stdout
+    assert "Encountered aliasing" in out  # x[:2] is a view of the input
+    assert "\nexports\n" in out  # x[:2].clone() exports
+    assert "expected same dtype" in out  # x.long() changes the dtype
+    assert branch_in_graph.probe["where_graphs"] == 1
+    assert "graphs with torch.where: 1" in out
+    # torch.where runs both sides for every input: both branches' operations are there.
+    ops = branch_in_graph.probe["where_ops"]
+    assert {"relu.default", "sub.Tensor", "where.self"} <= set(ops)
+    assert f"exported, runs every time: {', '.join(ops)}" in " ".join(out.split())
 
 
 # --- Graph breaks -----------------------------------------------------------------------
