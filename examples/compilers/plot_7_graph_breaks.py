@@ -143,6 +143,7 @@ ax.set_yticks(range(len(causes)), list(causes), fontfamily="monospace")
 ax.invert_yaxis()
 ax.set_xticks([])
 ax.set_xlabel(compperf.tr("the function's operations, in the order they run"))
+ax.set_title(compperf.tr("Where Dynamo breaks each function"))
 labels = [compperf.tr("graph 1"), compperf.tr("graph 2")]
 handles = [
     Patch(**s, label=t) for s, t in zip(graph_style, labels, strict=True)
