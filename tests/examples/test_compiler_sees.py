@@ -153,11 +153,7 @@ def test_answers_check_the_branch_rules_and_where(branch_in_graph: Run) -> None:
 _BREAKS_PROBE = """{
     "explanations": explanations,
     "fullgraph_errors": fullgraph_errors,
-    "fixed_graphs": fixed_graphs,
-    "backend": backend,
-    "timings": [[m.description, m.median, m.iqr] for m in timings],
-    "break_costs": break_costs.outcome,
-    "against_eager": against_eager.outcome,
+    "figures": len(plt.get_fignums()),
 }"""
 
 
@@ -177,6 +173,16 @@ def test_explain_finds_one_break_per_cause(graph_breaks: Run) -> None:
     assert "builtin operator" in explanations["print"]["reasons"][0]
 
 
+def test_figure_draws_the_graphs_explain_found(graph_breaks: Run) -> None:
+    explanations = graph_breaks.probe["explanations"]
+    # The prose says where each function breaks: after the tanh, and for .item() after
+    # the abs and the max that it converts.
+    assert explanations["print"]["ops"] == [["tanh"], ["mul", "add"]]
+    assert explanations[".item()"]["ops"] == [["tanh", "abs", "max"], ["truediv", "mul", "add"]]
+    assert explanations["json.dumps"]["ops"][0] == ["tanh"]
+    assert graph_breaks.probe["figures"] == 1
+
+
 def test_fullgraph_turns_breaks_into_errors(graph_breaks: Run) -> None:
     errors = graph_breaks.probe["fullgraph_errors"]
     assert errors["print"].startswith("Unsupported: ")
@@ -187,17 +193,50 @@ def test_fullgraph_turns_breaks_into_errors(graph_breaks: Run) -> None:
         assert f"fullgraph=True, {name}: {' '.join(error.split())}" in _prose(graph_breaks)
 
 
-def test_fixes_leave_one_graph(graph_breaks: Run) -> None:
-    assert graph_breaks.probe["fixed_graphs"] == {"print": 1, ".item()": 1, "json.dumps": 1}
+def test_breaks_page_answers(graph_breaks: Run) -> None:
+    assert "graphs with capture_scalar_outputs=True: 1" in graph_breaks.stdout
+    # The log's two lines: its reason, then the line of the page it points at.
+    assert graph_breaks.stdout.splitlines()[-1].endswith(": scale = y.abs().max().item()")
+    assert graph_breaks.stdout.splitlines()[-1].startswith("plot_7_graph_breaks.py:")
+    assert "graph-break log, reason: " in graph_breaks.stdout
+    # Fixing and timing are the next lesson's (plot_7b_fixing_breaks): nothing of it here.
+    assert "fixed print" not in graph_breaks.stdout
+    assert "break minus fix" not in graph_breaks.stdout
+
+
+# --- Fixing graph breaks ----------------------------------------------------------------
+
+_FIXES_PROBE = """{
+    "fixed_graphs": fixed_graphs,
+    "backend": backend,
+    "timings": [[m.description, m.median, m.iqr] for m in timings],
+    "break_costs": break_costs.outcome,
+    "against_eager": against_eager.outcome,
+    "figures": len(plt.get_fignums()),
+}"""
+
+
+@pytest.fixture(scope="module")
+def fixing_breaks() -> Run:
+    return shared_run("plot_7b_fixing_breaks.py", _FIXES_PROBE).check()
+
+
+def test_fixes_leave_one_graph(fixing_breaks: Run) -> None:
+    assert fixing_breaks.probe["fixed_graphs"] == {"print": 1, ".item()": 1, "json.dumps": 1}
     for name in ("print", ".item()", "json.dumps"):
-        assert f"fixed {name}: graphs: 1, breaks: 0" in graph_breaks.stdout
+        assert f"fixed {name}: graphs: 1, breaks: 0" in fixing_breaks.stdout
 
 
-def test_break_cost_verdict_follows_the_rounds(graph_breaks: Run) -> None:
-    probe = graph_breaks.probe
+def test_break_cost_verdict_follows_the_rounds(fixing_breaks: Run) -> None:
+    probe = fixing_breaks.probe
     assert probe["backend"] in {"inductor", "aot_eager"}
-    assert f"backend: {probe['backend']}" in graph_breaks.stdout
-    prose = _prose(graph_breaks)
+    assert f"backend: {probe['backend']}" in fixing_breaks.stdout
+    assert [label for label, _, _ in probe["timings"]] == [
+        "eager",
+        "with a break (.item())",
+        "fixed, one graph",
+    ]
+    prose = _prose(fixing_breaks)
     assert "break minus fix, medians: " in prose
     # Each verdict prints its own line, with the outcome compperf chose.
     for subject, outcome in (
@@ -205,6 +244,18 @@ def test_break_cost_verdict_follows_the_rounds(graph_breaks: Run) -> None:
         ("fixed, one graph vs eager", probe["against_eager"]),
     ):
         assert f"faster ({subject}): {outcome}" in prose, (subject, outcome)
+    assert probe["figures"] == 1
+
+
+def test_fixing_page_answers(fixing_breaks: Run) -> None:
+    # The break's Python number recompiles once (automatic dynamic); the fix never does.
+    assert "with_item, graphs for 3 factors: 3" in fixing_breaks.stdout
+    assert "fixed_item, graphs for 3 factors: 1" in fixing_breaks.stdout
+    # torch.compiler.disable keeps the print, and the break.
+    assert fixing_breaks.stdout.splitlines()[-2:] == [
+        "torch.compiler.disable: graphs: 2, breaks: 1",
+        "Skip calling `torch.compiler.disable()`d function",
+    ]
 
 
 # --- Guards and recompilation -----------------------------------------------------------
