@@ -144,13 +144,10 @@ print(compperf.tr("Timer: median {m:time}, IQR {i:time}", m=m, i=iqr))
 # compperf wraps the same steps in one line per measurement, and synchronizes
 # CUDA, MPS or nothing (on a CPU) for you. ``compperf.Benchmark`` is the book's
 # ``d2l.Benchmark``; ``sync=False`` reproduces the naive timer on purpose.
-with compperf.Benchmark(
-    compperf.tr("torch, naive"), device=device, sync=False
-):
+names = compperf.tr("torch, naive"), compperf.tr("torch, synchronized")
+with compperf.Benchmark(names[0], device=device, sync=False):
     torch_matmuls(a_torch)
-with compperf.Benchmark(
-    compperf.tr("torch, synchronized"), device=device
-) as synchronized_benchmark:
+with compperf.Benchmark(names[1], device=device):
     torch_matmuls(a_torch)
 
 # %%
@@ -160,8 +157,8 @@ with compperf.Benchmark(
 # took. On a CPU the bars are about as long as each other.
 clocks = {
     "numpy": numpy_seconds,
-    compperf.tr("torch, naive"): naive,
-    compperf.tr("torch, synchronized"): synchronized,
+    names[0]: naive,
+    names[1]: synchronized,
     "benchmark.Timer": m,
 }
 spread = np.abs(np.percentile(measured.times, [25, 75]) - m)
@@ -171,8 +168,7 @@ ax.errorbar(m * 1e3, 3, xerr=spread[:, None] * 1e3, color="black", capsize=4)
 ax.invert_yaxis()
 for code in ax.get_yticklabels()[::3]:  # numpy and benchmark.Timer are code
     code.set_fontfamily("monospace")
-ax.set_xlabel(compperf.tr("time of one loop (ms)"))
-ax.set_title(compperf.tr("One run of each clock, and the Timer's median"))
+ax.set_title(compperf.tr("One run per clock, and the Timer's median (ms)"))
 plt.show()
 
 # %%

@@ -130,7 +130,7 @@ def test_the_site_loads_the_extension_and_examples_mark_their_cuda_only_cells() 
         for path in sorted((ROOT / "examples").glob("*/plot_*.py"))
         if "cuda" in compperf_folding.marked(path.read_text("utf-8"))
     ]
-    assert "plot_backend_dependency_graph.py" in marked
+    assert "plot_backend_who_schedules.py" in marked
     for name in marked:
         source = next((ROOT / "examples").glob(f"*/{name}")).read_text("utf-8").splitlines()
         for i, line in enumerate(source):
