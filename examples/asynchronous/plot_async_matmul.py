@@ -154,7 +154,9 @@ with compperf.Benchmark(names[1], device=device):
 # The figure puts the single runs side by side, and the Timer's median with an
 # error bar from the first to the third quartile of its blocks. On a GPU the
 # naive bar is far shorter than the others: it shows only how long queueing
-# took. On a CPU the bars are about as long as each other.
+# took. On a CPU the work is done when the loop returns, so any gap between
+# two bars is how much single runs vary on this machine: the next lesson
+# repeats them.
 clocks = {
     "numpy": numpy_seconds,
     names[0]: naive,
