@@ -49,6 +49,11 @@ ALLOWED_NAMES = frozenset(
         "DataLoader",  # a PyTorch class
         "Amdahl",  # a person: Amdahl's law
         "Dynamo",  # torch.compile's frontend, a name (TorchDynamo)
+        # PyTorch's differentiation engine, a name the zh_CN and ru pages keep as is
+        # ("Autograd 引擎", "движок autograd"), as PyTorch's own translations do
+        "autograd",
+        "Autograd",
+        "Timer",  # torch.utils.benchmark's class, as a figure title names its median
         "if",  # Python's keyword, as a figure title names the branch it compiles
         "KiB",  # binary unit symbols
         "MiB",
