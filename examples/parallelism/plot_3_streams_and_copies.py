@@ -61,6 +61,40 @@ if os.environ.get("COMPPERF_FAST") == "1":
 # sphinx_gallery_end_ignore
 
 
+# %%
+# On a GPU: what overlapped
+# -------------------------
+# ``compperf.interleave`` times five ways in turns, synchronizing the whole
+# device around each block: the copy alone, the computation alone (a few
+# matrix products), both one after the other on one stream, and both side by
+# side on two streams, once from pinned and once from pageable memory. Each
+# way is named by the call it times: ``copy(pinned)``, ``compute()``,
+# ``one_stream()`` (both one after the other) and ``side_by_side(pinned)``,
+# ``side_by_side(pageable)``. A line per way gives its median; the next, the
+# copy's time between two events on its own stream and the bandwidth that
+# makes.
+#
+# The copy overlapped the computation when both together on two streams took
+# more than 5 % less time than one after the other on one stream, with the
+# whole 95 % interval of the ratio on that side: ``Comparison.faster``
+# decides it, once from pinned and once from pageable memory. Each verdict
+# line prints the claim "faster", the way, the outcome and the interval of
+# its time over the time of ``one_stream()``, against the threshold
+# 1 / 1.05: *yes* when the whole interval lies below it (the copy
+# overlapped), *no* when it lies at it or above (the copy did not overlap
+# measurably here), *unclear* when it straddles it or the machine was
+# disturbed.
+#
+# What a GPU shows: a copy from pinned memory on a second stream runs on a
+# copy engine while the default stream computes, and both together take about
+# as long as the longer of the two; from pageable memory the same code takes
+# at least as long as both one after the other, because the driver stages
+# the data through the CPU first. A build without a CUDA device measures
+# none of this; its line says so, and the next two cells that need one print
+# nothing there.
+
+
+# compperf: cuda-only
 def copy_and_compute_on_cuda():
     """Time copy and computation alone, one after the other, and overlapped."""
     pinned = torch.randn(elements).pin_memory()
@@ -114,53 +148,6 @@ def copy_and_compute_on_cuda():
     return comparison, copy_ms
 
 
-def read_too_early_on_cuda():
-    """Read a non-blocking device-to-host copy before and after synchronizing."""
-    a = torch.randn(n, n, device=device)
-    for _ in range(products):
-        a = torch.mm(a, a) / n  # keeps the stream busy for a while
-    source = torch.full((elements,), 7.0, device=device)
-    host = torch.zeros(elements).pin_memory()
-    host.copy_(source, non_blocking=True)
-    early = host.clone()  # the CPU reads now, the copy may still be queued
-    torch.cuda.current_stream().synchronize()
-    late = host.clone()
-    return int((early != 7.0).sum()), int((late != 7.0).sum())
-
-
-# %%
-# On a GPU: what overlapped
-# -------------------------
-# ``compperf.interleave`` times five ways in turns, synchronizing the whole
-# device around each block: the copy alone, the computation alone (a few
-# matrix products), both one after the other on one stream, and both side by
-# side on two streams, once from pinned and once from pageable memory. Each
-# way is named by the call it times: ``copy(pinned)``, ``compute()``,
-# ``one_stream()`` (both one after the other) and ``side_by_side(pinned)``,
-# ``side_by_side(pageable)``. A line per way gives its median; the next, the
-# copy's time between two events on its own stream and the bandwidth that
-# makes.
-#
-# The copy overlapped the computation when both together on two streams took
-# more than 5 % less time than one after the other on one stream, with the
-# whole 95 % interval of the ratio on that side: ``Comparison.faster``
-# decides it, once from pinned and once from pageable memory. Each verdict
-# line prints the claim "faster", the way, the outcome and the interval of
-# its time over the time of ``one_stream()``, against the threshold
-# 1 / 1.05: *yes* when the whole interval lies below it (the copy
-# overlapped), *no* when it lies at it or above (the copy did not overlap
-# measurably here), *unclear* when it straddles it or the machine was
-# disturbed.
-#
-# What a GPU shows: a copy from pinned memory on a second stream runs on a
-# copy engine while the default stream computes, and both together take about
-# as long as the longer of the two; from pageable memory the same code takes
-# at least as long as both one after the other, because the driver stages
-# the data through the CPU first. A build without a CUDA device measures
-# none of this; its line says so, and the next two cells that need one print
-# nothing there.
-
-# compperf: cuda-only
 if device.type == "cuda":
     comparison, copy_ms = copy_and_compute_on_cuda()
     for name in comparison.names:
@@ -195,7 +182,22 @@ else:
 # only the synchronization does. On a build without a CUDA device the copy is
 # synchronous and cannot be read too early; the cell prints nothing there.
 
+
 # compperf: cuda-only
+def read_too_early_on_cuda():
+    """Read a non-blocking device-to-host copy before and after synchronizing."""
+    a = torch.randn(n, n, device=device)
+    for _ in range(products):
+        a = torch.mm(a, a) / n  # keeps the stream busy for a while
+    source = torch.full((elements,), 7.0, device=device)
+    host = torch.zeros(elements).pin_memory()
+    host.copy_(source, non_blocking=True)
+    early = host.clone()  # the CPU reads now, the copy may still be queued
+    torch.cuda.current_stream().synchronize()
+    late = host.clone()
+    return int((early != 7.0).sum()), int((late != 7.0).sum())
+
+
 if device.type == "cuda":
     wrong_early, wrong_late = read_too_early_on_cuda()
     print(compperf.tr("not sevens, read at once: {n}", n=wrong_early))
@@ -322,6 +324,8 @@ plt.show()
 #    then ``end.synchronize()`` and ``start.elapsed_time(end)`` (in
 #    milliseconds). The line below gives that time; CUDA events need a CUDA
 #    device, and a build without one prints nothing here.
+
+# compperf: cuda-only
 if device.type == "cuda":
     begin, finish = (torch.cuda.Event(enable_timing=True) for _ in range(2))
     a = torch.randn(n, n, device=device)
