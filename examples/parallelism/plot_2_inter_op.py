@@ -3,8 +3,8 @@ Two jobs at once
 ================
 
 You run two independent pieces of work side by side with Python threads, see
-that ``torch.jit.fork`` does not do that in eager mode, and learn from the
-measurements and a profiler timeline when running jobs side by side helps.
+that ``torch.jit.fork`` does not do that in eager mode, and watch on a
+profiler timeline which thread ran each operator.
 
 To run this example yourself, install PyTorch, then ``pip install
 matplotlib``, and compperf as :ref:`run-yourself` explains.
@@ -13,10 +13,11 @@ matplotlib``, and compperf as :ref:`run-yourself` explains.
 # %%
 # The machine and the device
 # --------------------------
-# The jobs run on the CPU, where the threads live; the last section says what
+# The jobs run on the CPU, where the threads live; the answers say what
 # changes on a GPU.
 import os
 import threading
+import warnings
 
 import matplotlib.pyplot as plt
 import torch
@@ -35,7 +36,7 @@ max_threads = torch.get_num_threads()
 # chains do not depend on each other, so they could run at the same time.
 # PyTorch itself never starts them side by side: in eager mode every call runs
 # to the end before Python gets the next one. The two ways of running them
-# are named once, for the lines and the figure below.
+# are named once, for the figure below.
 n, steps = 256, 4
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
@@ -132,105 +133,32 @@ print(compperf.tr("done when fork returned: {d}", d=done_at_return))
 print(compperf.tr("ran on the calling thread: {s}", s=same_thread))
 
 # %%
-# When do threads help?
-# ---------------------
-# Two cases. First, each job's operators use every intra-op thread: the
-# matrix product already fills all the cores, and a second job can only take
-# turns with it. Second, each operator gets one thread
-# (``torch.set_num_threads(1)``, as each ``DataLoader`` worker and each
-# ``torchrun`` rank does): one job fills one core, and a second job may fill
-# another. ``compperf.interleave`` times both ways in turns, for each case.
-# Each case's line gives the time one after the other over the time with a
-# thread per job: above 1, the threads finished first.
-cases = {
-    compperf.tr("intra-op threads: all {n}", n=max_threads): max_threads,
-    compperf.tr("intra-op threads: 1"): 1,
-}
-ways = {sequential: one_after_the_other, threaded: in_threads}
-comparisons = {}
-for case, threads in cases.items():
-    comparisons[case] = compperf.interleave(
-        ways, device=device, budget=2.0, min_rounds=10, num_threads=threads
-    )
-    ratio = comparisons[case].ratio(sequential, threaded)
-    print(compperf.tr("{case}: {r}", case=case, r=ratio))
-
-# %%
-# The verdicts
-# ------------
-# The two jobs overlapped when a thread per job finished both more than 5 %
-# faster than one thread running them one after the other, with the whole
-# 95 % interval of the ratio on that side: ``Comparison.faster`` decides it.
-# Each case's line prints the claim "faster", the case, the outcome, and the
-# interval of the time with a thread per job over the time one after the
-# other, against the threshold 1 / 1.05:
-#
-# * *yes*: the whole interval lies below it: the two jobs overlapped.
-# * *no*: the whole interval lies at it or above: the two jobs did not
-#   overlap measurably here.
-# * *unclear*: the interval straddles it, or the machine was disturbed: this
-#   run cannot tell whether they overlapped.
-#
-# The last line says what compperf saw of the rest of the machine.
-verdicts = {}
-for case, comparison in comparisons.items():
-    verdicts[case] = comparison.faster(threaded, sequential, subject=case)
-    print(verdicts[case])
-print(comparisons[next(iter(cases))].disturbance)
-
-# %%
-# A check on the check
-# --------------------
-# Two jobs on ``os.cpu_count()`` cores can overlap into at most that many
-# times faster. A ratio whose whole interval lies beyond it cannot come from
-# overlap: then the sequential way was slowed down, typically by intra-op
-# threads that wait for each other at the end of every operator while
-# another process holds a core. In time: the threads' time over the time one
-# after the other cannot lie below ``1 / cores``. Each case's line below
-# prints the claim "beyond the cores", that time ratio, its interval and the
-# threshold ``1 / cores``:
-#
-# * *yes*: the whole interval lies below it: the gain is larger than the
-#   cores explain, so the sequential way lost time waiting, not only the
-#   threaded way gained it.
-# * *no*: the whole interval lies at it or above: the gain is within what the
-#   cores can give.
-# * *unclear*: the interval straddles it, or the machine was disturbed.
-cores = os.cpu_count()
-beyond_cores = {}
-for case, comparison in comparisons.items():
-    ratio = comparison.ratio(threaded, sequential)
-    beyond_cores[case] = compperf.conclude(
-        "beyond the cores",
-        case,
-        ratio.low,
-        ratio.high,
-        below=1 / cores,
-        disturbed=comparison.disturbance.disturbed,
-        value=ratio.estimate,
-    )
-    print(beyond_cores[case])
-
-# %%
-# What ran when
-# -------------
+# What ran where
+# --------------
 # ``torch.profiler.profile`` records every operator with its start, its end
 # and the thread that ran it; by default only on the thread that started the
 # profiler, and on all threads with ``profile_all_threads=True`` in its
 # experimental configuration. The timeline below shows one call of each way,
-# in each case: one row per thread, one bar per matrix product
-# (``aten::mm``). Where the bars of the two threads stand above each other,
-# the jobs ran at the same time.
+# after a call that warms it up, and of both jobs forked with
+# ``torch.jit.fork``: one row per thread, one bar per matrix product
+# (``aten::mm``), each panel on its own time scale. Two rows mean two threads
+# ran the products; the forked jobs stay on one.
 
 
-def timeline(work, threads):
-    torch.set_num_threads(threads)
+def with_fork():
+    with warnings.catch_warnings():  # the deprecation is shown above
+        warnings.simplefilter("ignore", DeprecationWarning)
+        futures = [torch.jit.fork(job, x) for x in inputs]
+        return [torch.jit.wait(future) for future in futures]
+
+
+def timeline(work):
+    work()  # warm-up
     every_thread = _ExperimentalConfig(profile_all_threads=True)
     with profile(
         activities=[ProfilerActivity.CPU], experimental_config=every_thread
     ) as recorded:
         work()
-    torch.set_num_threads(max_threads)
     products = [e for e in recorded.events() if e.name == "aten::mm"]
     start = min(e.time_range.start for e in products)
     return [
@@ -243,26 +171,25 @@ def timeline(work, threads):
     ]
 
 
-fig, axes = plt.subplots(4, 1, figsize=(7, 6), sharex=True)
-rows = [(case, way) for case in cases for way in ways]
-for ax, (case, way) in zip(axes, rows, strict=True):
-    bars = timeline(ways[way], cases[case])
+ways = {sequential: one_after_the_other, threaded: in_threads}
+ways["torch.jit.fork"] = with_fork
+fig, axes = plt.subplots(3, 1, figsize=(7, 4.2))
+for ax, (way, work) in zip(axes, ways.items(), strict=True):
+    bars = timeline(work)
     threads_seen = sorted({thread for thread, _, _ in bars})
     for row, thread in enumerate(threads_seen):
         spans = [(s, d) for t, s, d in bars if t == thread]
         ax.broken_barh(
-            spans,
-            (row - 0.4, 0.8),
-            color=f"C{row}",
-            edgecolor="white",
-            linewidth=0.8,
+            spans, (row - 0.4, 0.8), color=f"C{row}", edgecolor="white"
         )
     ax.set_yticks(range(len(threads_seen)))
     ax.set_yticklabels(
         [compperf.tr("thread {i}", i=i + 1) for i in range(len(threads_seen))]
     )
-    ax.set_title(compperf.tr("{case}: {way}", case=case, way=way), fontsize=9)
+    ax.set_title(way, fontsize=9)
+axes[-1].title.set_fontfamily("monospace")  # torch.jit.fork is code
 axes[-1].set_xlabel(compperf.tr("time since the first product (ms)"))
+fig.suptitle(compperf.tr("Which thread ran each matrix product"))
 fig.tight_layout()
 plt.show()
 
@@ -274,16 +201,14 @@ plt.show()
 #   work.
 # * ``torch.jit.fork`` is TorchScript's way (deprecated); from eager Python it
 #   runs the job at once on the calling thread.
-# * Side by side pays only when one job cannot fill the cores: with every
-#   intra-op thread busy, a second job only takes turns.
+# * The profiler with ``profile_all_threads=True`` shows which thread ran
+#   each operator, and when.
 #
 # Exercises
 # ---------
 # 1. The page starts new threads in every call. When would that cost
 #    matter?
 # 2. On a GPU, would two Python threads make two jobs overlap?
-# 3. Run the second case with three jobs, each on its own thread. What do
-#    you expect on two cores?
 #
 # Answers
 # -------
@@ -318,16 +243,7 @@ print(compperf.compare([starts, one_job]))
 # %%
 # 2. Not by themselves. Both threads queue kernels on the same CUDA stream, the
 #    current stream of the device, and a stream runs its kernels in order.
-#    Each thread would need its own stream (``torch.cuda.Stream``, next page,
+#    Each thread would need its own stream (``torch.cuda.Stream``,
 #    :doc:`/auto_examples/parallelism/plot_3_streams_and_copies`),
 #    and even then kernels run side by side only when each leaves part of the
 #    GPU free.
-#
-# 3. Three jobs on two cores: three threads share two cores, so at best
-#    they take one and a half job-times each instead of one. The code below
-#    measures it with one intra-op thread; the line gives the time one after
-#    the other over the time with a thread per job (at most 2 on two cores).
-inputs.append(torch.randn(n, n) / n**0.5)
-three = compperf.interleave(ways, device=device, budget=1.0, num_threads=1)
-r = three.ratio(sequential, threaded)
-print(compperf.tr("three jobs: {r}", r=r))

@@ -37,8 +37,15 @@ PROBES = {
         "same_thread": same_thread,
         "thread_sees": seen[0],
         "max_threads": max_threads,
+        "alive_threads": __import__("threading").active_count(),
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_2b_when_threads_help.py": """{
+        "device": str(device),
         "outcomes": {str(case): v.outcome for case, v in verdicts.items()},
         "beyond": {str(case): v.outcome for case, v in beyond_cores.items()},
+        "recorded": k,
+        "total": total,
         "alive_threads": __import__("threading").active_count(),
         "figures": len(plt.get_fignums()),
     }""",
@@ -137,11 +144,20 @@ def test_inter_op_page_says_what_it_measured():
     assert f"torch.get_num_threads() in a new thread: {p['max_threads']}" in text
     assert "DeprecationWarning caught: `torch.jit.fork` is deprecated" in run.stdout
     assert p["thread_sees"] == p["max_threads"]
+    assert p["alive_threads"] == 1  # every job thread has ended
+    assert p["figures"] == 1
+
+
+def test_when_threads_help_page_says_what_it_measured():
+    run = ran("plot_2b_when_threads_help.py")
+    p = run.probe
+    text = prose(run.stdout)
     assert len(p["outcomes"]) == 2
     assert set(p["beyond"]) == set(p["outcomes"])
     for case, outcome in p["outcomes"].items():
         says_as_measured(text, outcome, verdict_lines("faster", case))
         says_as_measured(text, p["beyond"][case], verdict_lines("beyond the cores", case))
+    assert f"products recorded by default: {p['recorded']} of {p['total']}" in text
     assert p["alive_threads"] == 1  # every job thread has ended
     assert p["figures"] == 1
 
