@@ -30,13 +30,11 @@ print(compperf.environment(device))
 cores = os.cpu_count()
 # Python 3.12 and later warn when a process with threads (PyTorch's pool)
 # forks; the workers below use none of those threads.
-warnings.filterwarnings(
-    "ignore", r"This process .* is multi-threaded", DeprecationWarning
-)
+warnings.filterwarnings("ignore", r"This process .* is multi-threaded")
 
 # %%
-# A dataset whose items cost known CPU time
-# -----------------------------------------
+# A slow dataset and the model's step
+# -----------------------------------
 # Each item burns ``cost`` seconds of CPU time (``time.thread_time``, the
 # time its thread really ran) before it returns a small tensor, as decoding
 # an image or a sentence would. Loading a batch of ``batch_size`` items costs
@@ -67,8 +65,6 @@ dataset = SlowDataset(batch_size * batches, cost)
 load_seconds = len(dataset) * cost  # CPU time of one epoch's loading
 
 # %%
-# The model's step
-# ----------------
 # The step is a few matrix products on one intra-op thread (one core for the
 # model, the others for loading), as many as cost about one batch's loading:
 # loading could then hide completely behind the computation, if a core is
@@ -141,8 +137,8 @@ loaders = {f"num_workers={w}": make_loader(w) for w in worker_counts}
 # How much of the loading hides
 # -----------------------------
 # ``compperf.interleave`` times one epoch with each loader in turns. The
-# workers stay alive between epochs, so this is the steady state; the next
-# section measures starting them. The last line says what compperf saw of the
+# workers stay alive between epochs, so this is the steady state; exercise 4
+# measures starting them. The last line says what compperf saw of the
 # rest of the machine.
 epochs = {name: lambda ld=ld: epoch(ld) for name, ld in loaders.items()}
 comparison = compperf.interleave(
@@ -186,7 +182,7 @@ medians = [m.median * 1e3 for m in timed]
 # Error bars from the median down to the first quartile and up to the third.
 down = [(m.median - m.quartiles[0]) * 1e3 for m in timed]
 up = [(m.quartiles[1] - m.median) * 1e3 for m in timed]
-fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
+fig, ax = plt.subplots(figsize=(7, 3), layout="constrained")
 ax.bar(comparison.names, medians, yerr=[down, up], capsize=4, color="C0")
 ax.tick_params(axis="x", labelfontfamily="monospace")  # settings are code
 load_ms = load_seconds * 1e3
@@ -200,37 +196,6 @@ ax.set_ylabel(compperf.tr("one epoch (ms)"))
 ax.set_title(compperf.tr("Epoch time against DataLoader workers"))
 fig.legend(loc="outside upper center", ncols=2)
 plt.show()
-
-# %%
-# Starting workers
-# ----------------
-# Without ``persistent_workers``, every epoch starts its workers again and
-# waits for their first batches. The verdict compares one epoch with one
-# worker both ways: *yes*, restarting cost more than 5 %; *no*, it did not
-# cost measurably more here; *unclear* otherwise. Then the loaders go, and
-# the last line checks that no worker process is left.
-if context:
-    restart = compperf.interleave(
-        {
-            "persistent_workers=True": lambda: epoch(loaders["num_workers=1"]),
-            "persistent_workers=False": lambda: epoch(
-                make_loader(1, persistent=False)
-            ),
-        },
-        device=device,
-        budget=2.0,
-        num_threads=1,
-    )
-    verdicts["persistent"] = restart.faster(*restart.names)
-    print(verdicts["persistent"])
-loaders.clear()
-epochs.clear()  # its functions hold the loaders too
-deadline = time.monotonic() + 30
-while multiprocessing.active_children() and time.monotonic() < deadline:
-    time.sleep(0.1)
-left = len(multiprocessing.active_children())
-print(compperf.tr("worker processes left: {n}", n=left))
-torch.set_num_threads(cores)
 
 # %%
 # Summary
@@ -250,6 +215,7 @@ torch.set_num_threads(cores)
 #    cost at best with enough workers, and what with one core in all?
 # 2. Why does each worker run with ``torch.get_num_threads() == 1``?
 # 3. When does a larger ``prefetch_factor`` help?
+# 4. What does starting the workers again in every epoch cost?
 #
 # Answers
 # -------
@@ -276,3 +242,32 @@ if context:
 #    fall behind while the batches it prepared earlier keep the model fed.
 #    With every item costing the same, as here, two batches ahead are
 #    plenty.
+
+# %%
+# 4. Without ``persistent_workers``, every epoch starts its workers again and
+#    waits for their first batches. The verdict compares one epoch with one
+#    worker both ways: *yes*, restarting cost more than 5 %; *no*, it did not
+#    cost measurably more here; *unclear* otherwise. Then the loaders go, and
+#    the last line checks that no worker process is left.
+if context:
+    restart = compperf.interleave(
+        {
+            "persistent_workers=True": lambda: epoch(loaders["num_workers=1"]),
+            "persistent_workers=False": lambda: epoch(
+                make_loader(1, persistent=False)
+            ),
+        },
+        device=device,
+        budget=2.0,
+        num_threads=1,
+    )
+    verdicts["persistent"] = restart.faster(*restart.names)
+    print(verdicts["persistent"])
+loaders.clear()
+epochs.clear()  # its functions hold the loaders too
+deadline = time.monotonic() + 30
+while multiprocessing.active_children() and time.monotonic() < deadline:
+    time.sleep(0.1)
+left = len(multiprocessing.active_children())
+print(compperf.tr("worker processes left: {n}", n=left))
+torch.set_num_threads(cores)
