@@ -19,12 +19,9 @@ other versions.
 # The machine, the model and its versions
 # ---------------------------------------
 # The first line says which device and software produced every number below.
-# The model, its input (a batch of size 1) and its versions are those of the
-# previous page, which explains them. The cell builds them again and times
-# what each costs once: for ``torch.compile`` its first call, after a one-line
-# function has paid for the process's compiler set-up, with a line that says
-# whether Inductor found the graph in its caches. Without a C or C++ compiler
-# the page goes on without ``torch.compile``.
+# The model, its input (a batch of size 1) and its versions are the previous
+# page's. The cell builds them again and times what each costs once, as that
+# page did.
 
 import time
 import warnings
@@ -58,12 +55,9 @@ warnings.filterwarnings(
 
 torch.manual_seed(0)
 net = nn.Sequential(
-    nn.Linear(512, 256),
-    nn.ReLU(),
-    nn.Linear(256, 128),
-    nn.ReLU(),
+    nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),
     nn.Linear(128, 2),
-)
+)  # fmt: skip
 net = net.to(device).requires_grad_(False)
 x = torch.randn(1, 512, device=device)
 reference = net(x)
@@ -101,25 +95,15 @@ torch.testing.assert_close(scripted(x), reference)
 # %%
 # CUDA graphs: ``mode="reduce-overhead"``
 # ---------------------------------------
-# On a CUDA GPU, a batch of one example is little work for each kernel, and the
-# time the CPU needs to launch a kernel can exceed the time the kernel runs.
-# ``mode="reduce-overhead"`` removes most of that cost with CUDA graphs: the GPU
-# records the kernels once and then replays the whole sequence with one launch.
-# The cell times three calls, which do different things:
-#
-# 1. Call 1 compiles and runs the code without recording: a warm-up, so that
-#    one-off allocations stay out of the graph.
-# 2. Call 2 records the CUDA graph (and runs it).
-# 3. Call 3, and every later call, replays it at fixed memory addresses: each
-#    input is copied into the graph's own input buffer first, and the next
-#    replay overwrites the output, so the cell clones it before comparing.
-#
-# A new input shape means a new recording, and each recording keeps its
-# intermediates and outputs in a memory pool of its own. Where a loop keeps
-# outputs across calls, call ``torch.compiler.cudagraph_mark_step_begin()``
-# before each step, or clone what you keep. On other devices (or where
-# ``torch.compile`` failed above) the cell says that it skipped this mode.
+# On a CUDA GPU at batch 1, launching a kernel can take longer than running
+# it. ``mode="reduce-overhead"`` records the kernels once as a CUDA graph and
+# replays them with one launch. Call 1 is a warm-up, call 2 records, call 3
+# and later replay at fixed addresses: the input is copied in, and the next
+# replay overwrites the output, so clone what you keep (or call
+# ``torch.compiler.cudagraph_mark_step_begin()`` before each step). Each new
+# shape records anew. Elsewhere the cell says that it skipped this mode.
 
+# compperf: cuda-only
 reduce_overhead = None
 if device.type == "cuda" and compiled is not None:
     reduce_overhead = torch.compile(net, mode="reduce-overhead")
@@ -136,11 +120,10 @@ else:
 # %%
 # Time per call, the PyTorch way
 # ------------------------------
-# ``torch.utils.benchmark.Timer`` is PyTorch's tool for timing small pieces of
-# code: it runs the statement in blocks long enough to hide the clock's
-# overhead and synchronizes the current accelerator (a GPU) at each clock
-# read. Here it times eager mode; read its median, and its IQR: the spread of
-# the middle half of its timed blocks.
+# ``torch.utils.benchmark.Timer`` runs the statement in blocks long enough to
+# hide the clock's overhead and synchronizes the accelerator at each clock
+# read. Here it times eager mode: its median, and its IQR (the spread of the
+# middle half of its blocks).
 
 timer = torch.utils.benchmark.Timer(
     stmt="net(x)",
@@ -154,27 +137,21 @@ print(compperf.tr("Timer: median {m:time}, IQR {i:time}", m=median, i=iqr))
 # %%
 # The same for every version, in interleaved rounds
 # -------------------------------------------------
-# A machine that runs other programs stalls yours now and then, for
-# milliseconds at a time. Timing one version after the other lets a stall
-# land on one of them and decide the comparison. ``compperf.interleave``
-# times the versions in rounds instead: each round runs every version for a
-# few short blocks, in turn, and keeps the median block. The ratio of two
-# versions is the median of their per-round ratios, with a 95 % confidence
-# interval; a stalled round moves it by one rank at most. It repeats rounds
-# until the intervals are narrow or its time budget is spent. The table lists
-# each version's median over all its blocks; the ``vs first`` column compares
-# it with eager mode. The line under it says whether the machine was quiet or
-# disturbed while the rounds ran.
-#
-# The Timer line above and the eager row of the table time the same call;
-# where they differ, trust the table, whose rounds the verdicts below use.
+# A busy machine stalls your program now and then; timed one after the other,
+# a stall can land on one version and decide the comparison.
+# ``compperf.interleave`` runs every version in each round instead, a few
+# short blocks each; the ratio of two versions is the median of their
+# per-round ratios, with a 95 % interval. The table gives each median and,
+# in ``vs first``, its ratio to eager mode; the line under it says whether
+# the machine was quiet. Where the Timer line and the eager row differ, trust
+# the table: the verdicts use its rounds.
 
 eager = compperf.tr("eager")
 versions = {eager: net, "torch.jit.script": scripted}
 if compiled is not None:
     versions["torch.compile"] = compiled
 if reduce_overhead is not None:
-    versions[compperf.tr("reduce-overhead")] = reduce_overhead
+    versions["reduce-overhead"] = reduce_overhead
 versions["torch.export"] = exported_module  # The callable .module().
 
 comparison = compperf.interleave(
@@ -190,24 +167,18 @@ print(compperf.compare(timings, title=title))
 print(comparison.disturbance)
 
 # %%
-# The same numbers as a chart: bars are medians, whiskers reach from the
-# 25th to the 75th percentile of the timed blocks (their quartiles,
-# ``Measurement.quartiles``), so they never reach below zero.
+# The same numbers as a chart: medians, with whiskers from the first to the
+# third quartile of the blocks (``Measurement.quartiles``).
 
-fig, ax = plt.subplots(figsize=(7, 3))
+fig, ax = plt.subplots(figsize=(7, 2.5))
 medians_us = [m.median * 1e6 for m in timings]
 spans = [m.quartiles for m in timings]
 errors = [
     [(m.median - q1) * 1e6 for m, (q1, _) in zip(timings, spans, strict=True)],
     [(q3 - m.median) * 1e6 for m, (_, q3) in zip(timings, spans, strict=True)],
 ]
-ax.barh(
-    [m.description for m in timings],
-    medians_us,
-    xerr=errors,
-    color="tab:blue",
-    capsize=4,
-)
+names = [m.description for m in timings]
+ax.barh(names, medians_us, xerr=errors, color="tab:blue", capsize=4)
 ax.invert_yaxis()
 for label in ax.get_yticklabels()[1:]:  # the compiled versions' names are code
     label.set_fontfamily("monospace")
@@ -219,16 +190,13 @@ plt.show()
 # %%
 # Does compiling pay here?
 # ------------------------
-# A faster call pays back a one-off cost (the times printed first) after
-# enough calls: the cost divided by the time each call saves.
-# ``Comparison.pays_back`` answers from the interval of the time ratio (the
-# version's time over eager mode's), one line per version. *Yes*: the version
-# is faster by more than 5 %, and the line gives after how many calls the
-# compilation has paid for itself. *No*: the whole interval lies at or above
-# 1/1.05, and the version never pays back. *Unclear*: the interval reaches
-# across that line, or the machine was disturbed (the line says so). At batch
-# size 1 the fixed cost of each call (Python, guards, kernel launches) can
-# outweigh what compiling saves.
+# A one-off cost pays back after the cost divided by what each call saves.
+# ``Comparison.pays_back`` answers per version from the interval of its time
+# ratio to eager mode. *Yes*: faster by more than 5 %, paid back after the
+# number of calls given. *No*: the interval lies at or above 1/1.05, never.
+# *Unclear*: the interval crosses that line, or the machine was disturbed.
+# At batch 1, each call's fixed cost (Python, guards, launches) can outweigh
+# what compiling saves.
 
 one_off = {
     "torch.jit.script": script_seconds,
@@ -242,13 +210,10 @@ for name, cost in one_off.items():
 # %%
 # Summary
 # -------
-# * Time with ``torch.utils.benchmark.Timer`` (or ``compperf.measure``);
-#   compare versions in interleaved rounds (``compperf.interleave``): a
-#   stall then moves one round, not the comparison.
-# * ``mode="reduce-overhead"`` records CUDA graphs on a GPU: a warm-up call, a
-#   recording call, then replays with one launch each.
-# * Weigh a one-off cost against what each call saves, from the interval of
-#   the ratio: a compiled version that is not faster per call never pays back.
+# * Compare versions in interleaved rounds (``compperf.interleave``): a stall
+#   then moves one round, not the comparison.
+# * ``mode="reduce-overhead"`` replays CUDA graphs on a GPU, one launch each.
+# * A compiled version that is not faster per call never pays back.
 #
 # Exercises
 # ---------
@@ -262,11 +227,9 @@ for name, cost in one_off.items():
 # **1.** The next page, "When compilation pays", sweeps the batch size and
 # gives each version's verdict at every size.
 #
-# **2.** *No* means that the whole confidence interval of the version's
-# time ratio lies at or above 1/1.05 of eager mode: the version is not faster
-# per call at this batch size. The fixed cost of a call (guards, the Python
-# around the generated code, on a GPU the launches) is then as large as what
-# the generated code saves, and with nothing saved per call, no number of
-# calls repays the compilation. *Unclear* means that the interval reaches
-# across that line: this run cannot tell, and more rounds or a quieter
-# machine would.
+# **2.** *No* means that the whole interval of the time ratio lies at or
+# above 1/1.05: not faster per call at this batch size. A call's fixed cost
+# (guards, the Python around the generated code, launches) eats what the
+# generated code saves, and with nothing saved per call, no number of calls
+# repays the compilation. *Unclear*: this run cannot tell; more rounds or a
+# quieter machine would.

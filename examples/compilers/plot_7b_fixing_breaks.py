@@ -18,11 +18,9 @@ backend that generates no code.
 # Why it matters
 # --------------
 # :doc:`/auto_examples/compilers/plot_7_graph_breaks` found three usual causes
-# of a graph break (a ``print``, an ``.item()`` and a call into C code) with
-# ``torch._dynamo.explain``. A break leaves the result right, so the only
-# reason to fix it is speed: this page fixes all three, then times one break
-# against its fix with Inductor. The first line says which device and
-# software produced the outputs.
+# of a graph break: a ``print``, an ``.item()`` and a call into C code. A
+# break leaves the result right; the reason to fix it is speed. The first
+# line says which device and software produced the outputs.
 
 import json
 import warnings
@@ -41,9 +39,7 @@ if os.environ.get("COMPPERF_FAST") == "1":
     BUDGET = 0.2
 # sphinx_gallery_end_ignore
 
-# Importing Inductor, torch.compile's default compiler, runs a deprecated
-# torch.jit decorator inside torch 2.13. The warning is not about this page's
-# code, so it is silenced once, here.
+# Importing Inductor runs a deprecated torch.jit decorator: not this code's.
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", r"`torch\.jit\.", DeprecationWarning)
     import torch._inductor.compile_fx
@@ -100,12 +96,9 @@ causes = {"print": with_print, ".item()": with_item, "json.dumps": with_json}
 # * read the settings once, before calling the compiled function, and pass the
 #   number in.
 #
-# ``torch._dynamo.explain`` counts each fix's graphs and breaks, and each fix
-# prints that count. The cell goes on only if every check passes:
-# ``torch.testing.assert_close`` raises if a fix returns other values than
-# its original, and ``torch.compile(fn, fullgraph=True)`` raises at a break
-# that is left. The check of the ``print`` fix calls the original, which
-# prints ``tanh done`` once.
+# Each fix prints its graphs and breaks (``torch._dynamo.explain``).
+# ``assert_close`` raises if a fix changes the values (checking the ``print``
+# fix prints ``tanh done`` once), and ``fullgraph=True`` at a break left.
 
 
 def fixed_print(x):
@@ -141,28 +134,17 @@ for name, (fn, args) in fixes.items():
 # %%
 # What one break costs
 # --------------------
-# Now the real compiler: ``torch.compile`` with its default backend, Inductor,
-# on the ``.item()`` function and on its fix, timed against eager mode on the
-# same 1000 numbers. The first call of each compiled version compiles it; the
-# table times the calls after that. A first call that finds these graphs in
-# Inductor's caches on disk (on a machine that ran this page before) is a
-# warm compile, shorter than a cold one on a fresh machine. Everything in this
-# cell runs on one thread: one thread is less disturbed by other programs
-# running on the machine (whether a second one would speed up work this small
-# is not measured here; the parallelism chapter measures threads). The thread
-# count is set before compiling because it is part of what a compiled graph
-# assumes: changing it later would make Dynamo compile again
-# (:doc:`/auto_examples/compilers/plot_8_guards_recompilation` shows these
-# assumptions, the guards). If this machine cannot compile (Inductor needs a
-# C++ compiler on a CPU, and Triton a C compiler on a GPU), the cell says so
-# and uses the ``aot_eager`` backend, which captures the same graphs without
-# generating code, so the break is still there to measure.
+# Now Inductor compiles the ``.item()`` function and its fix, timed against
+# eager mode on the same 1000 numbers; the first call compiles (faster where
+# Inductor's disk cache holds the graphs). The cell runs on one thread, less
+# disturbed by other programs, set before compiling: the thread count is one
+# of a graph's guards (:doc:`/auto_examples/compilers/plot_8_guards_recompilation`).
+# Without a C or C++ compiler, the cell says so and uses ``aot_eager``: the
+# same graphs without generated code, the break still there.
 
 threads_before = torch.get_num_threads()
 torch.set_num_threads(1)
-backend = "inductor"
-compile_seconds = {}
-versions = {}
+backend, compile_seconds, versions = "inductor", {}, {}
 for name, fn in (
     (compperf.tr("with a break (.item())"), with_item),
     (compperf.tr("fixed, one graph"), fixed_item),
@@ -172,9 +154,7 @@ for name, fn in (
     try:
         compiled = torch.compile(fn, backend=backend)
         torch.testing.assert_close(compiled(x), fn(x))
-    except (
-        torch._dynamo.exc.BackendCompilerFailed
-    ) as error:  # for example, when no C or C++ compiler is installed
+    except torch._dynamo.exc.BackendCompilerFailed as error:  # no compiler
         reason = f"{type(error).__name__}: {str(error).splitlines()[0]}"
         print(compperf.tr("Inductor cannot compile here: {e}", e=reason))
         backend = "aot_eager"
@@ -189,36 +169,23 @@ for name, seconds in compile_seconds.items():
     print(compperf.tr("first call, {v}: {t:time}", v=name, t=seconds))
 
 eager_label = compperf.tr("eager")
+runs = {eager_label: with_item, **versions}
 comparison = compperf.interleave(
-    {
-        name: lambda run=run: run(x)
-        for name, run in {eager_label: with_item, **versions}.items()
-    },
-    device=device,
-    budget=BUDGET,
-    num_threads=1,
-)
+    {name: lambda run=run: run(x) for name, run in runs.items()},
+    device=device, budget=BUDGET, num_threads=1,
+)  # fmt: skip
 torch.set_num_threads(threads_before)
 timings = list(comparison.measurements.values())
 print(compperf.compare(timings))
 print(comparison.disturbance)
 
 # %%
-# The three versions ran in interleaved rounds (``compperf.interleave``): each
-# round times each of them for a few short blocks, so that a stall of the
-# machine slows one round rather than one version. The cell reads the rounds
-# with ``Comparison.faster``, which answers from the 95 % interval of the
-# ratio of two versions' times, against the threshold 1/1.05: "yes" when the
-# whole interval lies below it (faster by more than 5 %), "no" when it lies
-# at or above it, "unclear" when it reaches across.
-#
-# The first line is the difference of the medians, the version with the break
-# minus its fix. It is what the break costs per call only where the first
-# verdict, the fix against the version with the break, says yes; where it
-# says no, the fix is not faster here, and where it says unclear, this run
-# cannot tell the two apart. The second verdict compares the fix with eager
-# mode in the same way: yes, the fixed compiled version is faster than eager
-# mode; no, it is not; unclear, the two cannot be told apart here.
+# The versions ran in interleaved rounds (``compperf.interleave``).
+# ``Comparison.faster`` reads them from the 95 % interval of a time ratio
+# against 1/1.05: "yes" below it (faster by over 5 %), "no" at or above it,
+# "unclear" across it. The first line, break minus fix, is the break's cost
+# per call only where the first verdict (fix against break) says yes. The
+# second compares the fix with eager mode.
 
 broken_label, fixed_label = versions
 broken, fixed = (comparison.measurements[v].median for v in versions)
@@ -229,10 +196,10 @@ against_eager = comparison.faster(fixed_label, eager_label)
 print(against_eager)
 
 # %%
-# The figure shows the three versions' times: each bar is the median of the
-# timed blocks, its error bar runs from the first to the third quartile.
+# The three versions' medians, error bars from the first to the third
+# quartile.
 
-fig, ax = plt.subplots(figsize=(7, 2.6), layout="constrained")
+fig, ax = plt.subplots(figsize=(7, 2.2), layout="constrained")
 ax.barh(
     list(comparison.measurements),
     [m.median * 1e6 for m in timings],
@@ -248,21 +215,17 @@ ax.set_title(compperf.tr("The three versions on {device}", device=device))
 plt.show()
 
 # %%
-# Where the time goes: the version with a break runs a graph up to the
-# maximum, copies one number out of a tensor, goes through Python, checks the
-# guards of a second graph and runs it. The fix runs one graph, which Inductor
-# can fuse into fewer loops over the data. On a GPU the ``.item()`` also
-# waits for the device to finish (a synchronization, see the chapter on
-# asynchronous computation), which usually makes such a break cost more there.
+# With the break: a graph, one number copied out, Python, the guards of a
+# second graph, that graph. The fix runs one graph, fused into fewer loops.
+# On a GPU the ``.item()`` also waits for the device, which usually makes a
+# break cost more there.
 #
 # Summary
 # -------
-# * Fixes keep the work in tensors or move the Python outside the compiled
-#   function; ``torch.testing.assert_close`` shows that a fix computes the
-#   same values, ``fullgraph=True`` that it leaves one graph.
-# * Interleaved rounds time the break against its fix, and the verdicts say
-#   whether the difference is larger than the noise of this machine. The
-#   measured cost of the break on this machine is printed above.
+# * Fixes keep the work in tensors or move the Python out of the compiled
+#   function; ``assert_close`` and ``fullgraph=True`` check them.
+# * Interleaved rounds and their verdicts say whether the break costs more
+#   than this machine's noise.
 #
 # Exercises
 # ---------

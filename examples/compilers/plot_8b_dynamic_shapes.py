@@ -3,9 +3,8 @@ Dynamic shapes and the recompile limit
 ======================================
 
 A model that sees a new size on every batch must not compile on every batch.
-You choose between ``dynamic=True`` and ``torch._dynamo.mark_dynamic`` by
-counting the graphs each one makes, see what each does when the code needs a
-fixed size, and hit the recompile limit, where Dynamo stops compiling.
+You count the graphs of ``dynamic=True`` and ``torch._dynamo.mark_dynamic``,
+see each meet code that needs a fixed size, and hit the recompile limit.
 
 To run this example yourself, install PyTorch (``pip install torch``), and
 compperf as :ref:`run-yourself` explains. Nothing else is needed: the graphs on this page
@@ -15,14 +14,9 @@ are captured but never turned into machine code.
 # %%
 # Why it matters
 # --------------
-# A failed guard means a recompile (the previous lesson). A value that cannot
-# become a symbol, such as a Python number that the code loops on,
-# recompiles at every new value, and past a limit Dynamo gives up and runs
-# the function in eager mode. Two helpers follow the first line (which says
-# which device and software produced the outputs below): a ``torch.compile``
-# backend that keeps each graph and runs it unchanged (graphs are what you
-# count here), and ``dynamo_log``, which collects what the ``torch`` loggers
-# write so that the page can print it.
+# A failed guard means a recompile (the previous lesson), at every new value
+# of a Python number the code loops on, up to a limit. The helpers: a backend
+# that keeps each graph, ``compiled``, and ``dynamo_log`` for the logs.
 
 import contextlib
 import logging
@@ -43,10 +37,11 @@ def recording_backend(graph_module, example_inputs):
     return graph_module.forward
 
 
-def fresh_start():
-    """Forget compiled code and recorded graphs."""
+def compiled(fn, **options):
+    """Forget compiled code and graphs; compile fn with the recording backend."""
     torch.compiler.reset()
     graphs.clear()
+    return torch.compile(fn, backend=recording_backend, **options)
 
 
 @contextlib.contextmanager
@@ -70,19 +65,12 @@ def dynamo_log():
 # %%
 # ``dynamic=True`` against ``mark_dynamic``
 # -----------------------------------------
-# When you know a dimension varies, say so before the first call instead of
-# paying for a recompile. Two ways:
-#
-# * ``torch.compile(fn, dynamic=True)`` treats every size (and every Python
-#   number) as a symbol from the first compile on;
-# * ``torch._dynamo.mark_dynamic(x, 0)`` marks one dimension of one input. If
-#   the code forces that dimension to a fixed value, Dynamo raises an error
-#   instead of quietly specializing it.
-#
-# ``dynamic=False`` makes a new graph for every new size; ``dynamic=None``,
-# the default, makes a size a symbol after its first change. The cell runs
-# five batch sizes through each choice and counts graphs. Sizes 0 and 1 get
-# graphs of their own in PyTorch, so the sizes start at 2.
+# Declare a varying dimension before the first call: ``torch.compile(fn,
+# dynamic=True)`` makes every size and Python number a symbol;
+# ``torch._dynamo.mark_dynamic(x, 0)`` one dimension, and raises if the code
+# fixes it. ``dynamic=False`` compiles every size; ``dynamic=None`` (default)
+# makes a size a symbol once it changes. Sizes start at 2 (0 and 1 get graphs
+# of their own).
 
 SIZES = [2, 3, 5, 8, 13]
 
@@ -93,10 +81,7 @@ def batch_sum(x):
 
 def graphs_for_sizes(mark=False, **options):
     """Compile batch_sum with options, call it at each size; count the graphs."""
-    fresh_start()
-    compiled_fn = torch.compile(
-        batch_sum, backend=recording_backend, **options
-    )
+    compiled_fn = compiled(batch_sum, **options)
     for size in SIZES:
         x = torch.randn(size, 8, device=device)
         if mark:
@@ -111,7 +96,6 @@ choices = {
     "dynamic=True": graphs_for_sizes(dynamic=True),
     "mark_dynamic(x, 0)": graphs_for_sizes(mark=True),
 }
-print(compperf.tr("batch sizes: {s}", s=SIZES))
 for choice, count in choices.items():
     print(compperf.tr("{c}: graphs: {n}", c=choice, n=count))
 fewest = min(choices.values())
@@ -121,7 +105,7 @@ print(compperf.tr("fewest graphs: {c}", c=best))
 # %%
 # The same counts as a figure: a shorter bar is fewer compiles.
 
-fig, ax = plt.subplots(figsize=(7, 2.2), layout="constrained")
+fig, ax = plt.subplots(figsize=(7, 2), layout="constrained")
 ax.barh(list(choices), list(choices.values()))
 ax.set_yticks(range(len(choices)), list(choices), fontfamily="monospace")
 ax.invert_yaxis()
@@ -131,12 +115,9 @@ ax.set_title(compperf.tr("Graphs for five batch sizes, by compile choice"))
 plt.show()
 
 # %%
-# The two differ when the code needs a fixed size: ``add_offsets`` adds four
-# numbers, so the batch must be 4. ``mark_dynamic`` stops with an error that
-# says what to do (a dash would mean no error); ``dynamic=True`` compiles
-# without a word and fixes the size to 4, as the graph's input shape shows.
-# The last line is ``batch_sum`` under ``dynamic=True``: both sizes stay
-# symbols.
+# ``add_offsets`` needs a batch of 4: ``mark_dynamic`` stops with an error
+# that says what to do (a dash: none), ``dynamic=True`` silently fixes the
+# size (the graph's input shape); ``batch_sum``'s sizes stay symbols.
 
 
 def add_offsets(x):
@@ -150,31 +131,23 @@ def input_shapes(graph_module):
     return [str(tuple(v.shape)) for v in values if isinstance(v, torch.Tensor)]
 
 
-fresh_start()
 marked = torch.randn(4, device=device)
 torch._dynamo.mark_dynamic(marked, 0)
 with dynamo_log():  # keeps Dynamo's own report of the error off standard error
     try:
-        torch.compile(add_offsets, backend=recording_backend)(marked)
+        compiled(add_offsets)(marked)
     except RuntimeError as error:  # a ConstraintViolationError in torch 2.13
         lines = [line.strip(" -") for line in str(error).splitlines()]
-        mark_dynamic_error = (
-            f"{type(error).__name__}: {lines[0]}\n  {lines[1]}"
-        )
+        name = type(error).__name__
+        mark_dynamic_error = f"{name}: {lines[0]}\n  {lines[1]}"
     else:
         mark_dynamic_error = None
 print(compperf.tr("mark_dynamic: {e}", e=mark_dynamic_error or "-"))
-fresh_start()
-torch.compile(add_offsets, backend=recording_backend, dynamic=True)(
-    torch.randn(4, device=device)
-)
+compiled(add_offsets, dynamic=True)(torch.randn(4, device=device))
 dynamic_true_shapes = input_shapes(graphs[0])
 shapes = ", ".join(dynamic_true_shapes)
 print(compperf.tr("dynamic=True, graph input shape: {s}", s=shapes))
-fresh_start()
-torch.compile(batch_sum, backend=recording_backend, dynamic=True)(
-    torch.randn(4, 8, device=device)
-)
+compiled(batch_sum, dynamic=True)(torch.randn(4, 8, device=device))
 batch_sum_shapes = input_shapes(graphs[0])
 shapes = ", ".join(batch_sum_shapes)
 print(compperf.tr("batch_sum, graph input shape: {s}", s=shapes))
@@ -183,12 +156,8 @@ print(compperf.tr("batch_sum, graph input shape: {s}", s=shapes))
 # The recompile limit
 # -------------------
 # Dynamo keeps at most ``torch._dynamo.config.recompile_limit`` graphs per
-# function. ``repeat`` loops a Python number of times: the loop is unrolled
-# into the graph, so every new length is a new graph. The cell lowers the
-# limit to 4 and calls ``repeat`` with lengths 1 to 6. Look at the warning
-# Dynamo logs at the limit, and at the calls after it: still right
-# (``assert_close`` checks), but in eager mode. The last line names the
-# lengths whose call made no new graph (a dash: every call got one).
+# function; ``repeat`` unrolls its loop, a graph per length. With the limit at
+# 4, see Dynamo's warning, then calls that run right, but in eager mode.
 
 
 def repeat(x, steps):
@@ -200,8 +169,7 @@ def repeat(x, steps):
 limit = torch._dynamo.config.recompile_limit
 print(compperf.tr("default recompile_limit: {n}", n=limit))
 LIMIT = 4
-fresh_start()
-compiled_repeat = torch.compile(repeat, backend=recording_backend)
+compiled_repeat = compiled(repeat)
 x = torch.randn(4, device=device)
 graphs_after = {}
 with (
@@ -223,12 +191,9 @@ eager = ", ".join(map(str, same)) or "-"
 print(compperf.tr("no graph, ran in eager mode: steps {s}", s=eager))
 
 # %%
-# In production you may want a recompile to be loud instead:
-# ``torch.compiler.set_stance("fail_on_recompile")`` raises at the first one
-# (a dash would mean it did not).
+# ``set_stance("fail_on_recompile")`` makes a recompile raise (a dash: none).
 
-fresh_start()
-compiled_repeat = torch.compile(repeat, backend=recording_backend)
+compiled_repeat = compiled(repeat)
 compiled_repeat(x, 1)
 try:
     with torch.compiler.set_stance("fail_on_recompile"):
@@ -243,21 +208,18 @@ print(compperf.tr("fail_on_recompile: {e}", e=stance_error or "-"))
 # %%
 # Summary
 # -------
-# * After a first change, Dynamo makes a size or number dynamic by itself;
-#   ``dynamic=True`` does it for everything from the start, ``mark_dynamic``
-#   for one dimension, with an error if the code fixes that dimension.
-# * Past ``recompile_limit`` graphs per function, Dynamo stops compiling and
-#   runs it in eager mode; ``set_stance("fail_on_recompile")`` turns any
-#   recompile into an error.
+# * A size turns dynamic after its first change; ``dynamic=True`` makes all
+#   dynamic at once, ``mark_dynamic`` one dimension, checked.
+# * Past ``recompile_limit`` graphs, Dynamo runs the function in eager mode;
+#   ``set_stance("fail_on_recompile")`` makes a recompile an error.
 #
 # Exercises
 # ---------
 # 1. Mark the input of ``add_offsets`` with
 #    ``torch._dynamo.maybe_mark_dynamic(x, 0)`` instead of ``mark_dynamic``.
 #    Does Dynamo still raise?
-# 2. Rewrite ``repeat`` so that the number of steps is a tensor and the loop
-#    becomes one graph for every length. Hint: ``torch.cond`` handles
-#    branches, not loops; think about what you can compute without a loop.
+# 2. Rewrite ``repeat`` so that the number of steps is a tensor and one graph
+#    serves every length. Hint: what can you compute without a loop?
 
 
 # %%
@@ -268,10 +230,9 @@ print(compperf.tr("fail_on_recompile: {e}", e=stance_error or "-"))
 
 # 1. No: maybe_mark_dynamic is a hint, and Dynamo fixes the size to 4 as
 #    dynamic=True does.
-fresh_start()
 hinted = torch.randn(4, device=device)
 torch._dynamo.maybe_mark_dynamic(hinted, 0)
-torch.compile(add_offsets, backend=recording_backend)(hinted)
+compiled(add_offsets)(hinted)
 shapes = ", ".join(input_shapes(graphs[0]))
 print(compperf.tr("maybe_mark_dynamic, graph input shape: {s}", s=shapes))
 
@@ -282,8 +243,7 @@ def times_two(x, steps):
     return x * torch.pow(2.0, steps)
 
 
-fresh_start()
-compiled_times_two = torch.compile(times_two, backend=recording_backend)
+compiled_times_two = compiled(times_two)
 for steps in range(1, 7):
     compiled_times_two(x, torch.tensor(float(steps)))
 print(compperf.tr("graphs for steps 1 to 6 as a tensor: {n}", n=len(graphs)))
