@@ -201,21 +201,12 @@ PAGE_HEIGHT_MARGIN = 600
 # fails the check.
 NOT_YET_SPLIT: dict[str, int] = {
     "plot_4_scaling": 7883,
-    "plot_7b_fixing_breaks": 6684,
-    "plot_5_cnn_exercise": 7673,
     "plot_3_roofline": 7739,
-    "plot_2_inter_op": 7562,
     "plot_3_communication_costs": 7365,
     "plot_2b_buckets_and_no_sync": 7315,
     "plot_1_data_parallel_from_scratch": 7132,
-    "plot_2_hybridize_mlp": 6987,
-    "plot_4_dataloader_workers": 6851,
-    "plot_3_streams_and_copies": 6779,
     "plot_barriers_and_blockers": 6748,
     "plot_2_ceilings": 7097,
-    "plot_2b_cost_per_call": 6685,
-    "plot_8b_dynamic_shapes": 6668,
-    "plot_5b_cnn_speed": 6656,
     "plot_cost_model": 6364,
 }
 
