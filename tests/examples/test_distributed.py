@@ -68,6 +68,15 @@ PROBES = {
         "names": names, "rounds": {k: len(v) for k, v in step_seconds.items()},
         "communication": {k: float(np.median(rank0["times"][k]["communication"])) for k in names},
         "faster": faster.outcome, "more_threads": more_threads.outcome, "split": split.outcome,
+        "speedup": speedup, "split_value": split.value,
+        "figures": len(plt.get_fignums()),
+        "keys": [figure["key"] for figure in compperf.records.figures()],
+    }""",
+    "plot_4b_weak_scaling_and_nodes.py": """{
+        "device": str(device), "backend": backend,
+        "names": names, "rounds": {k: len(v) for k, v in step_seconds.items()},
+        "communication": {k: float(np.median(rank0["times"][k]["communication"])) for k in names},
+        "faster": faster.outcome, "per_row": per_row.estimate, "weak": weak.estimate,
         "ranks": [[r["rank"], r["world"], r["local_rank"]] for r in run.ranks],
         "figures": len(plt.get_fignums()),
         "keys": [figure["key"] for figure in compperf.records.figures()],
@@ -198,31 +207,44 @@ def test_communication_fit_and_models():
     assert p["figures"] == 1
 
 
-def test_scaling_runs_every_configuration_and_prints_the_multi_node_commands():
+def test_strong_scaling_runs_every_configuration_and_prints_its_verdicts():
     run = ran("plot_4_scaling.py")
     p = run.probe
-    assert p["names"] == [
-        "1 rank, 1 thread",
-        "1 rank, 2 threads",
-        "2 ranks, half batch",
-        "2 ranks, whole batch",
-    ]
+    assert p["names"] == ["1 rank, 1 thread", "1 rank, 2 threads", "2 ranks, half batch"]
     assert set(p["rounds"].values()) == {6}
     assert p["communication"]["1 rank, 1 thread"] == 0.0
     assert p["communication"]["2 ranks, half batch"] > 0
     assert p["faster"] in OUTCOMES
     assert p["more_threads"] in OUTCOMES
     assert p["split"] in OUTCOMES
+    assert p["speedup"] == pytest.approx(1 / p["split_value"])  # the answer reads the verdict
+    text = prose(run.stdout)
+    for claim in ("faster (2 ranks vs 1 rank, 2 threads): ", "faster (2 ranks vs 1 rank, 1 thread): ",
+                  "faster (2 threads vs 1 thread, 1 rank): "):  # fmt: skip
+        assert claim in text  # every verdict prints its line
+    assert f"speedup: {p['speedup']:.2f}, ideal: 2" in text
+    assert p["figures"] == 1
+
+
+def test_weak_scaling_runs_both_configurations_and_prints_the_multi_node_commands():
+    run = ran("plot_4b_weak_scaling_and_nodes.py")
+    p = run.probe
+    assert p["names"] == ["1 rank, 1 thread", "2 ranks, whole batch"]
+    assert set(p["rounds"].values()) == {6}
+    assert p["communication"]["1 rank, 1 thread"] == 0.0
+    assert p["communication"]["2 ranks, whole batch"] > 0
+    assert p["faster"] in OUTCOMES
+    assert p["per_row"] == pytest.approx(p["weak"] / 2)  # two ranks do twice the rows
     assert p["ranks"] == [[0, 2, 0], [1, 2, 1]]
     commands = [line for line in run.stdout.splitlines() if line.startswith("torchrun ")]
     assert len(commands) == 1  # the same command on each machine
     for option in ("--nnodes=2", "--rdzv-endpoint=", "--rdzv-id=", "ranks.py"):
         assert option in commands[0]
     text = prose(run.stdout)
-    for claim in ("faster (2 ranks vs 1 rank, 2 threads): ", "faster (2 ranks vs 1 rank, 1 thread): ",
-                  "faster (2 threads vs 1 thread, 1 rank): "):  # fmt: skip
-        assert claim in text  # every verdict prints its line
+    assert "faster (2 ranks vs 1 rank, time per row): " in text  # the verdict's line
+    assert "weak scaling efficiency: " in text
     assert "RANK WORLD_SIZE LOCAL_RANK" in run.stdout
+    assert "RANK = 1 * 4 + 2 = 6" in run.stdout
     assert p["figures"] == 1
 
 
