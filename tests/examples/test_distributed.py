@@ -54,6 +54,14 @@ PROBES = {
         "keys": [figure["key"] for figure in compperf.records.figures()],
     }""",
     "plot_3_communication_costs.py": """{
+        "device": str(device), "backend": backend, "world": rank0["world"],
+        "alpha": alpha, "beta": beta, "sizes": SIZES, "one_way": one_way.tolist(),
+        "rounds": [len(rank0["seconds"][str(size)]) for size in SIZES],
+        "crossover": alpha * beta, "latency_share": latency_share, "faster": faster.outcome,
+        "figures": len(plt.get_fignums()),
+        "keys": [figure["key"] for figure in compperf.records.figures()],
+    }""",
+    "plot_3b_ring_and_parameter_server.py": """{
         "device": str(device), "backend": backend, "n": n,
         "alpha": alpha, "beta": beta, "ring_beta": ring_beta,
         "sizes": SIZES, "one_way": one_way.tolist(), "ring": ring.tolist(),
@@ -189,8 +197,28 @@ def test_ddp_counts_its_buckets_and_no_sync_halves_the_all_reduces():
     assert p["figures"] == 1
 
 
-def test_communication_fit_and_models():
+def test_one_message_fit():
     run = ran("plot_3_communication_costs.py")
+    p = run.probe
+    assert p["world"] == 2
+    assert p["alpha"] > 0
+    assert p["beta"] > 0
+    assert len(p["one_way"]) == len(p["sizes"])
+    assert set(p["rounds"]) == {6}
+    assert p["crossover"] == pytest.approx(p["alpha"] * p["beta"])
+    assert 0 < p["latency_share"] < 1
+    text = prose(run.stdout)
+    assert "latency α: " in text
+    assert ", bandwidth β: " in text
+    assert "latency share of a 25 MB bucket: " in text
+    assert "datasheet" in text  # cited numbers are labelled as such
+    assert p["faster"] in OUTCOMES
+    assert "faster (one large message vs many small ones, same bytes): " in text  # its line
+    assert p["figures"] == 1
+
+
+def test_ring_and_parameter_server_against_their_models():
+    run = ran("plot_3b_ring_and_parameter_server.py")
     p = run.probe
     assert p["n"] == 2
     assert p["alpha"] > 0
@@ -201,7 +229,6 @@ def test_communication_fit_and_models():
     assert p["faster"] in OUTCOMES
     assert p["rounds"] >= 6
     text = prose(run.stdout)
-    assert "datasheet" in text  # cited numbers are labelled as such
     assert "latency α (µs), bandwidth β (GB/s):" in text
     assert "faster (all_reduce vs reduce+broadcast): " in text  # the verdict's line
     assert p["figures"] == 1
