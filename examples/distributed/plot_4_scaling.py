@@ -231,8 +231,8 @@ plt.show()
 # 1. From the table above, what would the strong-scaling time of two ranks
 #    be if the all-reduce cost nothing?
 # 2. What bandwidth does the all-reduce of this model's gradients reach?
-#    Compare it with the ``β`` of the previous page,
-#    :doc:`/auto_examples/distributed/plot_3_communication_costs`.
+#    Compare it with the ``β`` that
+#    :doc:`/auto_examples/distributed/plot_3_communication_costs` measures.
 # 3. What speedup did two ranks reach over one rank with one thread, and
 #    what would be ideal?
 #
