@@ -4,9 +4,9 @@ DistributedDataParallel
 
 You train with PyTorch's ``DistributedDataParallel`` (DDP) instead of the
 hand-written all-reduce, and look at a profile of one step on each rank to see
-the gradients travel while the backward pass still runs. The next lesson,
-:doc:`/auto_examples/distributed/plot_2b_buckets_and_no_sync`, sizes DDP's
-gradient buckets and accumulates gradients with ``no_sync``.
+the gradients travel while the backward pass still runs. The next lessons
+are :doc:`/auto_examples/distributed/plot_2b_buckets_and_no_sync` and
+:doc:`/auto_examples/distributed/plot_2c_no_sync`.
 
 To run this example yourself, install PyTorch, then ``pip install
 matplotlib``, and compperf as :ref:`run-yourself` explains. It starts its

@@ -1,11 +1,10 @@
 """
-DDP's gradient buckets and ``no_sync``
-======================================
+DDP's gradient buckets
+======================
 
 You time training steps of ``DistributedDataParallel`` (DDP) at several sizes
 of its gradient buckets against reducing all gradients after backward, and
-accumulate gradients over micro-batches with ``no_sync``, counting the
-all-reduces it saves.
+find out whether DDP's overlap of communication with backward pays here.
 
 To run this example yourself, install PyTorch, then ``pip install
 matplotlib``, and compperf as :ref:`run-yourself` explains. It starts its
@@ -45,17 +44,12 @@ print(compperf.tr("ranks: {n}, backend: {b}", n=RANKS, b=backend))
 # What every rank runs
 # --------------------
 # The script below builds the deeper model of the previous example
-# (``DEPTH`` layers of ``WIDTH`` by ``WIDTH``) and does two things on each
-# rank, writing what it saw to ``rank<r>.json``:
-#
-# 1. It builds the model once per bucket size, and times training steps in
-#    rounds: each round runs every bucket size, and the hand-written version
-#    that starts reducing only after the whole backward pass.
-# 2. It accumulates two micro-batches, once with ``no_sync`` on the first, and
-#    counts how many buckets DDP reduces (a communication hook counts them).
+# (``DEPTH`` layers of ``WIDTH`` by ``WIDTH``) once per bucket size, and
+# times training steps in rounds: each round runs every bucket size, and the
+# hand-written version that starts reducing only after the whole backward
+# pass. Each rank writes what it saw to ``rank<r>.json``.
 
 RANK_CODE = """
-import contextlib
 import json
 import sys
 import time
@@ -64,7 +58,6 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 from torch import nn
-from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 results, backend = Path(sys.argv[1]), sys.argv[2]
@@ -77,41 +70,29 @@ if backend == "nccl":
     torch.cuda.set_device(device)
 else:
     device = torch.device("cpu")
-
-
-def wait():
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
+wait = torch.cuda.synchronize if device.type == "cuda" else lambda: None
 
 def wrap(model, **options):
     ids = [device.index] if device.type == "cuda" else None
     return DDP(model, device_ids=ids, **options)
-
 
 def deep_model():
     torch.manual_seed(0)
     layers = [nn.Sequential(nn.Linear(width, width), nn.ReLU()) for _ in range(depth)]
     return nn.Sequential(*layers).to(device)
 
-
 batch = torch.randn(32, width, device=device)
-
 
 def ddp_step(model):
     model(batch).square().mean().backward()
 
-
-# 1. Bucket sizes, timed in rounds.
 by_hand = deep_model()
-
 
 def all_reduce_after_backward(model=by_hand):
     model(batch).square().mean().backward()
     for parameter in model.parameters():
         dist.all_reduce(parameter.grad)
         parameter.grad /= world
-
 
 variants = {f"{cap:g} MB": (wrap(deep_model(), bucket_cap_mb=cap), ddp_step) for cap in caps}
 variants["after backward"] = (by_hand, all_reduce_after_backward)
@@ -132,41 +113,6 @@ buckets = {  # what DDP itself records
 }
 report = {"rank": rank, "seconds": seconds, "buckets": buckets}
 report["gradient_megabytes"] = sum(p.numel() * 4 for p in by_hand.parameters()) / 1e6
-
-# 2. Gradient accumulation with no_sync, buckets counted by a communication hook.
-reduced = []
-
-
-def counting_hook(state, bucket):
-    reduced.append(bucket.index())
-    return allreduce_hook(state, bucket)
-
-
-accumulated = wrap(deep_model(), bucket_cap_mb=4)
-accumulated.register_comm_hook(None, counting_hook)
-ddp_step(accumulated)  # one step first: DDP rebuilds its buckets after it
-
-
-def accumulate(first_context):
-    reduced.clear()
-    accumulated.zero_grad()
-    first, second = batch.chunk(2)
-    with first_context:
-        (accumulated(first).square().mean() / 2).backward()
-    (accumulated(second).square().mean() / 2).backward()
-    wait()
-    gradient = torch.cat([p.grad.flatten() for p in accumulated.parameters()])
-    return {"reductions": len(reduced), "gradient": gradient.cpu().tolist()}
-
-
-report["sync_every"] = accumulate(contextlib.nullcontext())
-report["no_sync"] = accumulate(accumulated.no_sync())
-whole = deep_model()
-whole(batch).square().mean().backward()
-local = torch.cat([p.grad.flatten() for p in whole.parameters()])
-dist.all_reduce(local)
-report["whole_batch_gradient"] = (local / world).cpu().tolist()
-
 (results / f"rank{rank}.json").write_text(json.dumps(report))
 dist.destroy_process_group()
 """
@@ -219,18 +165,13 @@ for label, name in zip(shown[:-1], names[:-1], strict=True):
 # Does DDP's default overlap pay here? The verdict compares DDP with 25 MB
 # buckets against reducing after backward. Its line prints the claim
 # "faster", its outcome and the interval of the time ratio, against the
-# threshold 1 / 1.05:
-#
-# * *yes*: the whole interval lies below it. Overlapping communication with
-#   backward pays on this machine.
-# * *no*: the whole interval lies at or above it: no gain here. With one
-#   thread per rank on a shared CPU, gloo's threads and backward compete for
-#   the same cores, so overlapping saves little; on GPUs, NCCL runs beside
-#   the computation.
-# * *unclear*: the interval straddles the threshold, or the machine was
-#   disturbed while the rounds ran; this run does not decide.
-#
-# The bar chart after it shows the median step time of every variant.
+# threshold 1 / 1.05: *yes* when the whole interval lies below it
+# (overlapping communication with backward pays on this machine), *no* when
+# it lies at or above it (no gain here: with one thread per rank on a shared
+# CPU, gloo's threads and backward compete for the same cores, while on GPUs
+# NCCL runs beside the computation), *unclear* when it straddles the
+# threshold or the machine was disturbed. The bar chart after it shows the
+# median step time of every variant.
 default = ratios["25 MB"]
 subject = compperf.tr("DDP 25 MB vs all-reduce after backward")
 faster = compperf.conclude("faster", subject, default.low, default.high,
@@ -248,51 +189,20 @@ fig.tight_layout()
 plt.show()
 
 # %%
-# Accumulating gradients with ``no_sync``
-# ---------------------------------------
-# Two micro-batches of half the batch each, every loss halved, give the
-# gradient of the whole batch. Without ``no_sync`` DDP reduces every bucket
-# after each micro-batch; inside ``no_sync`` it only adds up the local
-# gradients, and the backward after it reduces the sum once. The two lines
-# below count the bucket all-reduces each way.
-#
-# The verdict compares both ways' gradients with the whole batch's, relative
-# to its largest value. Its line prints the claim "same gradient", its
-# outcome and the larger difference, against the tolerance: *yes* means that
-# ``no_sync`` saved its all-reduces without changing the step; *no*, that
-# one of the two ways gives another gradient.
-TOLERANCE = 1e-5
-every = rank0["sync_every"]["reductions"]
-print(compperf.tr("bucket all-reduces without no_sync: {n}", n=every))
-once = rank0["no_sync"]["reductions"]
-print(compperf.tr("bucket all-reduces with no_sync: {n}", n=once))
-whole = torch.tensor(rank0["whole_batch_gradient"])
-worst = max(
-    float((torch.tensor(rank0[key]["gradient"]) - whole).abs().max())
-    for key in ("sync_every", "no_sync")
-) / float(whole.abs().max())
-subject = compperf.tr("no_sync accumulation")
-same = compperf.conclude(
-    "same gradient", subject, worst, worst, below=TOLERANCE
-)
-print(same)
-
-# %%
 # Summary
 # -------
 # * DDP groups gradients into buckets (``bucket_cap_mb``, 25 MB by default)
 #   and reduces each as soon as backward has produced it; whether that
 #   overlap pays depends on having spare hardware for the communication.
-# * ``no_sync`` skips the reduction for micro-batches whose gradients you only
-#   accumulate: one all-reduce per optimizer step instead of one per
-#   micro-batch.
+# * :doc:`/auto_examples/distributed/plot_2c_no_sync` accumulates gradients
+#   over micro-batches and skips the reductions between them.
 #
 # Exercises
 # ---------
 # 1. How many buckets does the deep model need at 1 MB, 4 MB and 25 MB? Work
 #    it out from the gradient size, and compare with the counts above.
-# 2. With ``k`` micro-batches per optimizer step, how much gradient traffic
-#    does ``no_sync`` save?
+# 2. Which variant was fastest in this run, and by how much over reducing
+#    after backward?
 #
 # Answers
 # -------
@@ -322,9 +232,12 @@ for cap in BUCKET_CAPS_MB:
     print(f"{cap:>13} {count_buckets(cap):>15} {reported:>15}")
 
 # %%
-# 2. Without ``no_sync``, every micro-batch all-reduces every gradient:
-#    ``k`` times the model's gradients per optimizer step. With it, once:
-#    ``(k - 1) / k`` of the traffic is saved. For ``k = 2`` with 4 MB buckets,
-#    the run above:
-saved = rank0["sync_every"]["reductions"] - rank0["no_sync"]["reductions"]
-print(compperf.tr("bucket all-reduces saved per step: {n}", n=saved))
+# 2. The variant with the smallest median step time, and its time ratio
+#    over reducing after backward (the lines under the bucket sizes):
+medians = {name: torch.tensor(seconds[name]).median().item() for name in names}
+best = min(medians, key=medians.get)
+ratio = medians[best] / medians["after backward"]
+name = dict(zip(names, shown, strict=True))[best]
+print(
+    compperf.tr("fastest: {name}, {r:.2f}× after backward", name=name, r=ratio)
+)

@@ -48,12 +48,26 @@ PROBES = {
         "device": str(device), "backend": backend,
         "buckets": rank0["buckets"], "counted": {f"{c} MB": count_buckets(c) for c in BUCKET_CAPS_MB},
         "caps": BUCKET_CAPS_MB, "rounds": {k: len(v) for k, v in seconds.items()},
+        "faster": faster.outcome, "best": best, "ratio": ratio,
+        "figures": len(plt.get_fignums()),
+        "keys": [figure["key"] for figure in compperf.records.figures()],
+    }""",
+    "plot_2c_no_sync.py": """{
+        "device": str(device), "backend": backend,
         "reductions": [rank0["sync_every"]["reductions"], rank0["no_sync"]["reductions"]],
-        "worst": worst, "same": same.outcome, "faster": faster.outcome, "saved": saved,
+        "worst": worst, "same": same.outcome, "saved": saved,
         "figures": len(plt.get_fignums()),
         "keys": [figure["key"] for figure in compperf.records.figures()],
     }""",
     "plot_3_communication_costs.py": """{
+        "device": str(device), "backend": backend, "world": rank0["world"],
+        "alpha": alpha, "beta": beta, "sizes": SIZES, "one_way": one_way.tolist(),
+        "rounds": [len(rank0["seconds"][str(size)]) for size in SIZES],
+        "crossover": alpha * beta, "latency_share": latency_share, "faster": faster.outcome,
+        "figures": len(plt.get_fignums()),
+        "keys": [figure["key"] for figure in compperf.records.figures()],
+    }""",
+    "plot_3b_ring_and_parameter_server.py": """{
         "device": str(device), "backend": backend, "n": n,
         "alpha": alpha, "beta": beta, "ring_beta": ring_beta,
         "sizes": SIZES, "one_way": one_way.tolist(), "ring": ring.tolist(),
@@ -68,6 +82,15 @@ PROBES = {
         "names": names, "rounds": {k: len(v) for k, v in step_seconds.items()},
         "communication": {k: float(np.median(rank0["times"][k]["communication"])) for k in names},
         "faster": faster.outcome, "more_threads": more_threads.outcome, "split": split.outcome,
+        "speedup": speedup, "split_value": split.value,
+        "figures": len(plt.get_fignums()),
+        "keys": [figure["key"] for figure in compperf.records.figures()],
+    }""",
+    "plot_4b_weak_scaling_and_nodes.py": """{
+        "device": str(device), "backend": backend,
+        "names": names, "rounds": {k: len(v) for k, v in step_seconds.items()},
+        "communication": {k: float(np.median(rank0["times"][k]["communication"])) for k in names},
+        "faster": faster.outcome, "per_row": per_row.estimate, "weak": weak.estimate,
         "ranks": [[r["rank"], r["world"], r["local_rank"]] for r in run.ranks],
         "figures": len(plt.get_fignums()),
         "keys": [figure["key"] for figure in compperf.records.figures()],
@@ -154,7 +177,7 @@ def test_ddp_profile_shows_backward_and_all_reduce_on_each_rank():
     assert p["figures"] == 1
 
 
-def test_ddp_counts_its_buckets_and_no_sync_halves_the_all_reduces():
+def test_ddp_counts_its_buckets():
     run = ran("plot_2b_buckets_and_no_sync.py")
     p = run.probe
     # The answer's rule for counting buckets is what DDP reported.
@@ -165,6 +188,17 @@ def test_ddp_counts_its_buckets_and_no_sync_halves_the_all_reduces():
     assert len(rounds) == 1
     assert rounds.pop() >= 6
     assert p["faster"] in OUTCOMES
+    assert p["best"] in p["rounds"]
+    assert p["ratio"] > 0
+    text = prose(run.stdout)
+    assert "faster (DDP 25 MB vs all-reduce after backward): " in text  # the verdict's line
+    assert "fastest: " in text
+    assert p["figures"] == 1
+
+
+def test_no_sync_halves_the_all_reduces():
+    run = ran("plot_2c_no_sync.py")
+    p = run.probe
     # no_sync: the whole batch's gradient, with half the bucket all-reduces.
     assert p["same"] == "yes"
     assert p["worst"] < 1e-5
@@ -174,14 +208,33 @@ def test_ddp_counts_its_buckets_and_no_sync_halves_the_all_reduces():
     text = prose(run.stdout)
     assert f"bucket all-reduces without no_sync: {every}" in text
     assert f"bucket all-reduces with no_sync: {no_sync}" in text
-    for claim in ("same gradient (no_sync accumulation): yes",
-                  "faster (DDP 25 MB vs all-reduce after backward): "):  # fmt: skip
-        assert claim in text  # every verdict prints its line
+    assert "same gradient (no_sync accumulation): yes" in text  # the verdict's line
+    assert f"k = 4: {2 * every} without no_sync, {no_sync} with" in text
     assert p["figures"] == 1
 
 
-def test_communication_fit_and_models():
+def test_one_message_fit():
     run = ran("plot_3_communication_costs.py")
+    p = run.probe
+    assert p["world"] == 2
+    assert p["alpha"] > 0
+    assert p["beta"] > 0
+    assert len(p["one_way"]) == len(p["sizes"])
+    assert set(p["rounds"]) == {6}
+    assert p["crossover"] == pytest.approx(p["alpha"] * p["beta"])
+    assert 0 < p["latency_share"] < 1
+    text = prose(run.stdout)
+    assert "latency α: " in text
+    assert ", bandwidth β: " in text
+    assert "latency share of a 25 MB bucket: " in text
+    assert "datasheet" in text  # cited numbers are labelled as such
+    assert p["faster"] in OUTCOMES
+    assert "faster (one large message vs many small ones, same bytes): " in text  # its line
+    assert p["figures"] == 1
+
+
+def test_ring_and_parameter_server_against_their_models():
+    run = ran("plot_3b_ring_and_parameter_server.py")
     p = run.probe
     assert p["n"] == 2
     assert p["alpha"] > 0
@@ -192,37 +245,49 @@ def test_communication_fit_and_models():
     assert p["faster"] in OUTCOMES
     assert p["rounds"] >= 6
     text = prose(run.stdout)
-    assert "datasheet" in text  # cited numbers are labelled as such
     assert "latency α (µs), bandwidth β (GB/s):" in text
     assert "faster (all_reduce vs reduce+broadcast): " in text  # the verdict's line
     assert p["figures"] == 1
 
 
-def test_scaling_runs_every_configuration_and_prints_the_multi_node_commands():
+def test_strong_scaling_runs_every_configuration_and_prints_its_verdicts():
     run = ran("plot_4_scaling.py")
     p = run.probe
-    assert p["names"] == [
-        "1 rank, 1 thread",
-        "1 rank, 2 threads",
-        "2 ranks, half batch",
-        "2 ranks, whole batch",
-    ]
+    assert p["names"] == ["1 rank, 1 thread", "1 rank, 2 threads", "2 ranks, half batch"]
     assert set(p["rounds"].values()) == {6}
     assert p["communication"]["1 rank, 1 thread"] == 0.0
     assert p["communication"]["2 ranks, half batch"] > 0
     assert p["faster"] in OUTCOMES
     assert p["more_threads"] in OUTCOMES
     assert p["split"] in OUTCOMES
+    assert p["speedup"] == pytest.approx(1 / p["split_value"])  # the answer reads the verdict
+    text = prose(run.stdout)
+    for claim in ("faster (2 ranks vs 1 rank, 2 threads): ", "faster (2 ranks vs 1 rank, 1 thread): ",
+                  "faster (2 threads vs 1 thread, 1 rank): "):  # fmt: skip
+        assert claim in text  # every verdict prints its line
+    assert f"speedup: {p['speedup']:.2f}, ideal: 2" in text
+    assert p["figures"] == 1
+
+
+def test_weak_scaling_runs_both_configurations_and_prints_the_multi_node_commands():
+    run = ran("plot_4b_weak_scaling_and_nodes.py")
+    p = run.probe
+    assert p["names"] == ["1 rank, 1 thread", "2 ranks, whole batch"]
+    assert set(p["rounds"].values()) == {6}
+    assert p["communication"]["1 rank, 1 thread"] == 0.0
+    assert p["communication"]["2 ranks, whole batch"] > 0
+    assert p["faster"] in OUTCOMES
+    assert p["per_row"] == pytest.approx(p["weak"] / 2)  # two ranks do twice the rows
     assert p["ranks"] == [[0, 2, 0], [1, 2, 1]]
     commands = [line for line in run.stdout.splitlines() if line.startswith("torchrun ")]
     assert len(commands) == 1  # the same command on each machine
     for option in ("--nnodes=2", "--rdzv-endpoint=", "--rdzv-id=", "ranks.py"):
         assert option in commands[0]
     text = prose(run.stdout)
-    for claim in ("faster (2 ranks vs 1 rank, 2 threads): ", "faster (2 ranks vs 1 rank, 1 thread): ",
-                  "faster (2 threads vs 1 thread, 1 rank): "):  # fmt: skip
-        assert claim in text  # every verdict prints its line
+    assert "faster (2 ranks vs 1 rank, time per row): " in text  # the verdict's line
+    assert "weak scaling efficiency: " in text
     assert "RANK WORLD_SIZE LOCAL_RANK" in run.stdout
+    assert "RANK = 1 * 4 + 2 = 6" in run.stdout
     assert p["figures"] == 1
 
 
