@@ -37,12 +37,18 @@ PROBES = {
         "best": rates[best], "sizes": SIZES, "threads": threads,
         "per_core": per_core,
         "capability": __import__("torch").backends.cpu.get_cpu_capability(),
-        "caches": caches, "working_sets": WORKING_SETS,
-        "cache_faster": cache_faster.record(),
+        "caches": compperf.cache_sizes() if device.type == "cpu" else {},
         "ridge": limits.ridge, "ridge_interval": list(limits.ridge_interval),
         "peak": [limits.peak.low, limits.peak.value, limits.peak.high],
         "llc": limits.last_level_cache, "working_set": limits.working_set,
         "half": half.record() if per_core is not None else None,
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_2b_memory_and_caches.py": """{
+        "device": str(device),
+        "caches": caches, "working_sets": WORKING_SETS,
+        "bandwidths": bandwidths,
+        "cache_faster": cache_faster.record(),
         "figures": len(plt.get_fignums()),
     }""",
     "plot_3_roofline.py": """{
@@ -169,9 +175,8 @@ def test_ceilings_page_sweeps_and_derives_what_it_prints():
         assert p["capability"] in lanes
         assert p["per_core"] / (lanes[p["capability"]] * 2 * 2) > 1e8  # a clock in Hz
         assert p["half"]["claim"] == "below half of the theoretical peak"
-    if p["caches"]:
+    if p["caches"]:  # the bandwidth is measured on at least 4x the last cache
         llc = max(int(v) for v in p["caches"].values())
-        assert p["working_sets"][-1] == 4 * llc
         assert p["llc"] == llc
         assert p["working_set"] >= 4 * llc - 16
     low, high = p["ridge_interval"]
@@ -179,8 +184,6 @@ def test_ceilings_page_sweeps_and_derives_what_it_prints():
     assert p["peak"][0] <= p["peak"][1] <= p["peak"][2]
     text = prose(run.stdout)
     # Each verdict prints its own line: compperf's claim, the code it is about, the outcome.
-    assert p["cache_faster"]["subject"] == "dst.copy_(src)"
-    assert f"cache faster than memory (dst.copy_(src)): {p['cache_faster']['outcome']}" in text
     if p["half"] is not None:
         line = f"below half of the theoretical peak ({p['half']['subject']}): "
         assert line + p["half"]["outcome"] in text
@@ -188,6 +191,24 @@ def test_ceilings_page_sweeps_and_derives_what_it_prints():
         assert "below half of the theoretical peak" not in text
     best = p["best"] / 1e9
     assert f"best: {best:.3g} GFLOP/s" in text or best >= 1000 or best < 1
+    assert f"ridge: {p['ridge']:.1f}" in text
+    assert p["figures"] == 1
+
+
+def test_memory_page_sweeps_past_the_last_cache_and_says_what_it_decided():
+    run = ran("plot_2b_memory_and_caches.py")
+    p = run.probe
+    if p["caches"]:
+        llc = max(int(v) for v in p["caches"].values())
+        assert p["working_sets"][-1] == 4 * llc
+    for values in p["bandwidths"].values():
+        assert len(values) == len(p["working_sets"])
+        assert all(v > 0 for v in values)
+    text = prose(run.stdout)
+    # The verdict prints its own line: compperf's claim, the code it is about, the outcome.
+    assert p["cache_faster"]["subject"] == "dst.copy_(src)"
+    assert f"cache faster than memory (dst.copy_(src)): {p['cache_faster']['outcome']}" in text
+    assert "1 GiB from memory: " in text
     assert p["figures"] == 1
 
 
