@@ -30,15 +30,13 @@ print(compperf.environment(device))
 # %%
 # The work and the ways to wait
 # -----------------------------
-# Each step queues ten matrix products and then does one thing with the last
-# product. A *barrier* waits on purpose: synchronizing the device, a stream or
-# an event. A *blocker* waits because it needs the values: on a GPU,
-# ``.item()``, ``.cpu()``, ``.numpy()`` and printing a tensor copy data to the
-# host, and the copy is queued behind everything queued before it on the
-# current stream. Hidden ones look like any other operation: ``b[b > 0]`` and
-# ``nonzero()`` read back the size of their result, ``.tolist()`` copies, and
-# ``if b.sum() > 0:`` is a ``.item()`` in disguise. ``torch.where(b > 0, b,
-# 0)`` has a result of known size and does not wait.
+# Each step queues ten matrix products, then does one thing with the last. A
+# *barrier* waits on purpose: it synchronizes the device, a stream or an
+# event. A *blocker* waits because it needs values: on a GPU, ``.item()``,
+# ``.cpu()``, ``.numpy()`` and ``print`` copy data to the host, queued behind
+# all earlier work. Hidden ones: ``b[b > 0]`` and ``nonzero()`` read back the
+# size of their result, ``.tolist()`` copies, ``if b.sum() > 0:`` is an
+# ``.item()``. ``torch.where(b > 0, b, 0)`` has a known size and does not wait.
 size = {"cpu": 192, "mps": 2048, "cuda": 4096}[device.type]
 repeats = 15
 # sphinx_gallery_start_ignore
@@ -80,25 +78,26 @@ blockers = {
 }
 
 # %%
-# Streams and events exist only on accelerators (this page uses the current
-# stream only; :doc:`/auto_examples/parallelism/plot_3_streams_and_copies`
-# uses several). On CUDA, a ``non_blocking=True`` copy from *pinned* host
-# memory is queued like a kernel; from *pageable* memory the driver first
-# stages the data, and the call can wait. A line says what this run leaves
+# Streams and events exist only on accelerators (more in
+# :doc:`/auto_examples/parallelism/plot_3_streams_and_copies`). On CUDA, a
+# ``non_blocking=True`` copy from *pinned* memory is queued like a kernel;
+# from *pageable* memory the call can wait. The lines say what this run leaves
 # out, and why.
+
+# compperf: cuda-only
+has_events = device.type in ("cuda", "mps")  # the devices with streams
 not_here = compperf.tr("none on {device}", device=device)
 waits = ["stream.synchronize()", "event.synchronize()"]
-not_measured, has_events = dict.fromkeys(waits, not_here), False
-if device.type != "cpu":
+not_measured = {} if has_events else dict.fromkeys(waits, not_here)
+if has_events:
     try:
         stream = torch.accelerator.current_stream(device)
         stream.record_event().synchronize()
     except RuntimeError as error:  # no generic stream and event API here
-        not_measured = dict.fromkeys(waits, str(error))
+        not_measured, has_events = dict.fromkeys(waits, str(error)), False
     else:
         blockers[waits[0]] = lambda b: stream.synchronize()
         blockers[waits[1]] = lambda b: stream.record_event().synchronize()
-        not_measured, has_events = {}, True
 if device.type == "cuda":
     pageable = torch.randn(size, size)
     pinned = pageable.pin_memory()
@@ -130,15 +129,10 @@ with compperf.watch() as watched:
             timers[name].stop()
 
 
+same = {"device": device, "warmup": 1, "disturbance": watched.disturbance}
 results = [
-    compperf.Measurement.from_times(
-        timer.times[1:],
-        description=name,
-        device=device,
-        warmup=1,
-        disturbance=watched.disturbance,
-    )
-    for name, timer in timers.items()
+    compperf.Measurement.from_times(t.times[1:], description=name, **same)
+    for name, t in timers.items()
 ]
 title = compperf.tr("Python thread held per step (no synchronization)")
 print(compperf.compare(results, title=title))
@@ -146,16 +140,11 @@ print(compperf.compare(results, title=title))
 # %%
 # compperf's verdict: does a step with nothing that waits return in under
 # half the time of a step that ends with a barrier (the interval of the runs'
-# median ratio wholly below 1/2)?
-#
-# * *yes*: Python went on while the device still worked. One verdict line
-#   per blocker follows, against the same barrier: *yes* where Python went
-#   on without waiting, *no* where it waited, *unclear* where this run
-#   cannot tell.
-# * *no*: the work is done when the call returns, as on a CPU, so waiting
-#   costs almost nothing; a blocker that still costs more in the table pays
-#   for its own work, such as a copy or formatting the printed text.
-# * *unclear*: the runs disagree too much to tell.
+# median ratio wholly below 1/2)? *yes*: Python went on while the device
+# worked, and one line per blocker follows (*yes* where Python went on, *no*
+# where it waited). *no*: the work is done when the call returns, as on a CPU;
+# a blocker that still costs more in the table pays for its own work, such as
+# a copy or formatting text. *unclear*: the runs disagree too much to tell.
 barrier = np.array(timers["compperf.synchronize()"].times[1:])
 
 
@@ -183,10 +172,10 @@ if early.yes:
 print(watched.disturbance)
 
 # %%
-# The figure shows the same medians, with error bars from the first to the
-# third quartile. When the device works asynchronously, the steps that return
-# early have short bars and those that wait long ones, because they all wait
-# for the same ten products. On a CPU every bar is about as long as the work.
+# The figure shows the same medians, with error bars to the quartiles. On an
+# asynchronous device the steps that return early have short bars and those
+# that wait for the ten products long ones; on a CPU every bar is about as
+# long as the work.
 fig, ax = plt.subplots(figsize=(7, 3.5))
 medians = np.array([m.median for m in results])
 quartiles = np.array([m.quartiles for m in results]).T
@@ -199,22 +188,19 @@ ax.barh(
 ax.invert_yaxis()
 for label in ax.get_yticklabels()[1:]:  # the blockers' names are code
     label.set_fontfamily("monospace")
-ax.set_xlabel(compperf.tr("Python thread held per step (ms)"))
-ax.set_title(compperf.tr("Barriers and blockers on {device}", device=device))
+ax.set_title(compperf.tr("Python thread held per step on {d} (ms)", d=device))
 fig.tight_layout()
 plt.show()
 
 # %%
 # Finding hidden synchronizations
 # -------------------------------
-# You do not have to guess which line waits. On CUDA,
-# ``torch.cuda.set_sync_debug_mode("warn")`` makes PyTorch warn whenever an
-# operation makes the host wait for the device (``"error"`` raises instead;
-# ``"default"`` turns it off). The mode is experimental: it flags the copies
-# that wait and ``stream.synchronize()``, but neither ``event.synchronize()``
-# nor ``torch.cuda.synchronize()`` (see ``c10/cuda/CUDAFunctions.h``), and a
-# ``non_blocking=True`` copy from pageable memory can block without a
-# warning. The cell below runs each way to wait once in that mode and prints
+# On CUDA, ``torch.cuda.set_sync_debug_mode("warn")`` warns whenever an
+# operation makes the host wait (``"error"`` raises). The mode is
+# experimental: it flags the copies that wait and ``stream.synchronize()``,
+# but neither ``event.synchronize()`` nor ``torch.cuda.synchronize()`` (see
+# ``c10/cuda/CUDAFunctions.h``), nor a pageable ``non_blocking=True`` copy
+# that blocks. The cell runs each way to wait once in that mode and prints
 # those that warned and those that stayed silent.
 
 # compperf: cuda-only
@@ -241,12 +227,9 @@ else:
     print(compperf.tr("sync debug mode: not run on {device}", device=device))
 
 # %%
-# In your own code, a blocker inside a training loop (``loss.item()`` for a
-# log line, a ``print`` of a tensor, a mask that selects the valid samples)
-# makes the frontend wait on every step, so it can no longer queue the next
-# step while the device works. Read values every few steps, keep them as
-# tensors and read them once at the end, and prefer operations whose result
-# has a size known in advance.
+# In a training loop, a blocker (``loss.item()`` for a log line, a mask that
+# selects samples) makes the frontend wait on every step. Read values every
+# few steps or once at the end, and prefer results of a size known in advance.
 #
 # Summary
 # -------

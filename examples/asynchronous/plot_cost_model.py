@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 import compperf
+from compperf.i18n import table
 
 device = compperf.try_gpu()
 print(compperf.environment(device))
@@ -26,21 +27,15 @@ print(compperf.environment(device))
 # %%
 # The model
 # ---------
-# Each operation costs the frontend ``t1`` (Python and PyTorch prepare it and
-# hand it to the backend), the backend ``t2`` (the computation itself), and
-# reading a result back costs ``t3``. If you wait for the result of every step,
-# ``N`` steps cost ``N * (t1 + t2 + t3)``. If you queue all ``N`` operations and
-# wait once, the frontend works while the backend computes, and when ``t2`` is
-# the larger of ``t1`` and ``t2`` the loop costs ``t1 + N * t2 + t3``.
-#
-# The operation is ``y = x + 1`` on a float32 vector, larger on a GPU so that
-# the backend has more to do than the frontend; the loops run ``N`` of them.
+# Each operation costs the frontend ``t1`` (Python and PyTorch prepare it),
+# the backend ``t2`` (the computation), and reading a result back ``t3``.
+# Waiting for every step, ``N`` steps cost ``N * (t1 + t2 + t3)``. Queuing all
+# ``N`` and waiting once, the frontend works while the backend computes: when
+# ``t2 > t1`` the loop costs ``t1 + N * t2 + t3``. The operation is
+# ``y = x + 1`` on a float32 vector, larger on a GPU, where the backend should
+# have more to do than the frontend.
 elements = {"cpu": 2**15, "mps": 2**22, "cuda": 2**24}[device.type]
-counts = (
-    [1, 2, 4, 8, 16, 32, 64, 128, 256]
-    if device.type != "cpu"
-    else [1, 2, 4, 8, 16, 32]
-)
+counts = [2**k for k in range(6 if device.type == "cpu" else 9)]  # the N
 timing = {"min_run_time": 0.05, "max_run_time": 0.2}
 budget = 0.5  # seconds of interleaved rounds per N
 # sphinx_gallery_start_ignore
@@ -97,7 +92,7 @@ print(t3_measurement)
 # ``compperf.interleave`` times both loops for each ``N`` in turns (wait once,
 # wait every step, wait once, ...), at least ten rounds, so that a busy moment
 # of the machine hits both alike. Every later number about these loops comes
-# from these comparisons.
+# from these comparisons; the table gives their medians per loop.
 comparisons = [
     compperf.interleave(
         {
@@ -114,7 +109,10 @@ comparisons = [
 ]
 once = [c.measurements[c.names[0]] for c in comparisons]
 every = [c.measurements[c.names[1]] for c in comparisons]
-print(compperf.compare(once + every))
+header = ["N", "wait_once(N)", "wait_every_step(N)"]  # code, in any language
+medians = [(a.median, b.median) for a, b in zip(once, every, strict=True)]
+times = [[compperf.format_time(t) for t in m] for m in medians]
+print(table(header, [(k, *t) for k, t in zip(counts, times, strict=True)]))
 
 # %%
 # Fitting the model
@@ -125,8 +123,7 @@ print(compperf.compare(once + every))
 # the model says ``c = t1 + t2 + t3``. Each line gives the worst error of its
 # model, as a share of the measured point.
 n = np.array(counts, dtype=float)
-once_median = np.array([m.median for m in once])
-every_median = np.array([m.median for m in every])
+once_median, every_median = np.array(medians).T
 
 
 def fit_slope(times, offset):
@@ -150,19 +147,13 @@ print(compperf.tr("c = {t:time}, worst error: {e:.0%}", t=c, e=error_every))
 # What waiting every step costs
 # -----------------------------
 # At the largest ``N``, compperf's verdict says whether waiting once is
-# faster than waiting every step (the interval of the per-round ratios wholly
-# below ``1 / 1.05``); the first line gives the difference of the medians per
-# step.
-#
-# * *yes*: waiting every step costs that difference for each step.
-# * *no*: waiting once is not faster on this device.
-# * *unclear*: the interval straddles the threshold (or the machine was
-#   disturbed), and this run cannot tell.
-#
-# On a GPU the frontend prepares the next operation while the device computes,
-# so ``t1`` can hide behind ``t2`` in the loop that waits once. On a CPU,
-# PyTorch runs each operation before the call returns: nothing overlaps, and
-# the fitted ``t2`` already contains ``t1``.
+# faster (the interval of the per-round ratios wholly below ``1 / 1.05``):
+# *yes*, and waiting every step costs the difference per step that the first
+# line gives; *no*, waiting once is not faster here; *unclear*, the interval
+# straddles the threshold or the machine was disturbed. On a GPU, ``t1`` can
+# hide behind ``t2`` in the loop that waits once. On a CPU, PyTorch runs each
+# operation before the call returns: nothing overlaps, and the fitted ``t2``
+# already contains ``t1``.
 largest = comparisons[-1]
 faster = largest.faster(*largest.names)  # waiting once, against every step
 extra = every[-1].median - once[-1].median
@@ -182,25 +173,20 @@ def quartile_bars(measurements):
     return 1e6 * np.clip([medians - q1, q3 - medians], 0, None)
 
 
-fig, ax = plt.subplots(figsize=(7, 4.5), layout="constrained")
-ax.errorbar(
-    n, once_median * 1e6, quartile_bars(once), fmt="o", label="wait_once(N)"
-)
-ax.errorbar(
-    n,
-    every_median * 1e6,
-    quartile_bars(every),
-    fmt="s",
-    label="wait_every_step(N)",
-)
+fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
+loops = {"wait_once(N)": (once, "o"), "wait_every_step(N)": (every, "s")}
+for label, (loop, fmt) in loops.items():
+    medians_us = [m.median * 1e6 for m in loop]
+    ax.errorbar(n, medians_us, quartile_bars(loop), fmt=fmt, label=label)
 grid = np.geomspace(n[0], n[-1], 100)
 ax.plot(grid, (t1 + grid * t2 + t3) * 1e6, "C0", label=r"$t_1 + N t_2 + t_3$")
 ax.plot(grid, grid * c * 1e6, "C1--", label=r"$N c$")
 ax.set_xscale("log", base=2)
 ax.set_yscale("log")
 ax.set_xlabel("$N$")
-ax.set_ylabel(compperf.tr("time per loop (µs)"))
-ax.set_title(compperf.tr("Time per loop against N, measured and modelled"))
+ax.set_title(
+    compperf.tr("Time per loop (µs) against N, measured and modelled")
+)
 # The legend names code and formulas, drawn as they are in every language.
 fig.legend(loc="outside upper center", ncols=2, prop={"family": "monospace"})
 plt.show()
@@ -230,14 +216,11 @@ plt.show()
 # -------
 # 1. The frontend issues operation ``i`` at time ``i * t1``; the backend runs it
 #    once it has it and has finished the one before. The formula assumes that
-#    the backend never waits for the frontend: after the first operation, the
-#    frontend's other 9999 launches must fit into the backend's 10000
-#    computations. Otherwise the frontend is the bottleneck and the loop costs
-#    about ``10000 * t1 + t2 + t3``. The code below plays this pipeline through
-#    with this page's ``t1`` and ``t3``, once with the backend slower than the
-#    frontend (``t2 = 2 * t1``: the condition holds) and once faster
-#    (``t2 = t1 / 2``: it does not). Each line gives the time the pipeline
-#    takes over the time the formula promises.
+#    the backend never waits: the frontend's other 9999 launches must fit into
+#    the backend's 10000 computations. Otherwise the loop costs about
+#    ``10000 * t1 + t2 + t3``. The code plays the pipeline through with this
+#    page's ``t1`` and ``t3``, with ``t2 = 2 * t1`` (the condition holds) and
+#    ``t2 = t1 / 2`` (it does not): pipeline time over formula time.
 
 
 def pipeline(n, t1, t2, t3):

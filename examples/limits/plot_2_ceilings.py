@@ -2,9 +2,11 @@
 This machine's ceilings
 =======================
 
-You measure the fastest matrix product this device sustains, the bandwidth
-of its memory and caches, and the cost of one call, and set them beside what
-the hardware's description promises, where that can be derived.
+You measure the fastest matrix product this device sustains, set it beside
+what the hardware's description promises, and let ``compperf.ceilings``
+measure the three ceilings (peak, bandwidth, cost of a call) once.
+:doc:`/auto_examples/limits/plot_2b_memory_and_caches` measures the memory
+and caches in detail.
 
 To run this example yourself, install PyTorch, then ``pip install
 matplotlib``, and compperf as :ref:`run-yourself` explains.
@@ -25,8 +27,6 @@ import compperf
 from compperf.i18n import table
 
 SIZES = [128, 256, 512]  # n of the n x n matrix products
-# Bytes that a copy touches (source and destination), up to 4× the last cache.
-WORKING_SETS = [2**k for k in range(14, 28, 2)]
 TIMING = {"min_run_time": 0.05, "max_run_time": 0.3}
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
@@ -34,7 +34,6 @@ import os
 
 if os.environ.get("COMPPERF_FAST") == "1":
     SIZES = [64, 128]
-    WORKING_SETS = [2**k for k in range(14, 24, 3)]
     TIMING = {"min_run_time": 0.01, "max_run_time": 0.05}
 # sphinx_gallery_end_ignore
 
@@ -137,58 +136,6 @@ else:
     print(compperf.tr("CUDA events: on a GPU, about the rate of the sweep"))
 
 # %%
-# Bandwidth: a copy and a triad across the caches
-# ------------------------------------------------
-# ``dst.copy_(src)`` reads and writes each byte once; the triad
-# ``a = b + s * c`` reads two tensors and writes one, as in McCalpin's
-# STREAM benchmark. Both count only the bytes they must move (a lower bound:
-# a CPU also reads a line before it writes it). The working sets grow past
-# each cache that Linux names in ``/sys/devices/system/cpu/cpu0/cache``; the
-# lines give the size of each level; the plot draws the bandwidths by
-# working set and marks the caches.
-
-caches = compperf.cache_sizes() if device.type == "cpu" else {}
-for level, size in caches.items():
-    print(compperf.tr("L{level} cache: {size:bytes}", level=level, size=size))
-if caches:
-    WORKING_SETS = [w for w in WORKING_SETS if w <= 4 * max(caches.values())]
-    WORKING_SETS.append(4 * max(caches.values()))
-bandwidths = {"copy": [], "triad": []}
-for working_set in WORKING_SETS:
-    n = working_set // 8  # two float32 tensors for the copy
-    src, dst = torch.ones(n, device=device), torch.empty(n, device=device)
-    bandwidths["copy"].append(8 * n / seconds(dst.copy_, src))
-    n = working_set // 12  # three for the triad
-    a, b, c = (torch.ones(n, device=device) for _ in "abc")
-    t = seconds(torch.add, b, c, alpha=3.0, out=a, description="torch.add")
-    bandwidths["triad"].append(12 * n / t)
-
-# %%
-# Is a byte of the first cache copied faster than one from memory?
-# ``compperf.interleave`` times the copies of the smallest and the largest
-# working set in alternating rounds. The verdict takes the interval of their
-# time per byte (cache over memory) against 1 / 1.2: *yes* when it lies wholly
-# below, *no* when it lies at or above, *unclear* when it reaches across or
-# the machine was disturbed.
-
-small, large = WORKING_SETS[0] // 8, WORKING_SETS[-1] // 8
-copies = {}
-for size in (small, large):
-    s, d = torch.ones(size, device=device), torch.empty(size, device=device)
-    copies[str(size)] = lambda s=s, d=d: d.copy_(s)
-rounds = compperf.interleave(copies, device=device, budget=1.0)
-ratio = rounds.ratio(str(small), str(large))
-per_byte = [value * large / small for value in (ratio.low, ratio.high)]
-cache_faster = compperf.conclude(
-    "cache faster than memory",
-    "dst.copy_(src)",
-    *per_byte,
-    below=1 / 1.2,
-    disturbed=rounds.disturbance.disturbed,
-)
-print(cache_faster)
-
-# %%
 # The ceilings, measured once
 # ---------------------------
 # ``compperf.ceilings`` measures the three ceilings once per process and
@@ -219,36 +166,25 @@ if per_core is not None:
 # %%
 # The picture
 # -----------
-# Top: FLOP/s of the matrix products by size, one line per dtype and thread
-# count. Bottom: bandwidth by working set, the cache sizes dotted; a step down
-# at a dotted line is where the data stops fitting that cache.
+# FLOP/s of the matrix products by size, one line per dtype and thread count;
+# the dashed line is one core's theoretical peak, where it was derived.
 
-fig, (left, right) = plt.subplots(2, 1, figsize=(7, 6.5), layout="constrained")
+fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
 for dtype in dtypes:
     for count in sorted(set(threads), key=str):
-        label = compperf.tr("{d}, threads: {c}", d=str(dtype), c=count or "-")
+        # Each line is named by its code, drawn as it is in every language.
+        label = (
+            f"{dtype}" if count is None else f"{dtype}, num_threads={count}"
+        )
         gflops = [rates[dtype, count, n] / 1e9 for n in SIZES]
-        left.plot(SIZES, gflops, marker="o", label=label)
+        ax.plot(SIZES, gflops, marker="o", label=label)
 if per_core is not None:
-    left.axhline(per_core / 1e9, color="gray", linestyle="--")
-    left.annotate(compperf.tr("theory, one core"), (SIZES[0], per_core / 1e9))
-left.set(xscale="log", xlabel=compperf.tr("n (n x n matrices)"))
-left.set(ylabel=compperf.tr("GFLOP/s"), title=compperf.tr("matrix products"))
-# Each line is named by its code, drawn as it is in every language.
-names = {"copy": "dst.copy_(src)", "triad": "a = b + s * c"}
-for name, values in bandwidths.items():
-    gbs = [v / 1e9 for v in values]
-    right.plot(WORKING_SETS, gbs, marker="o", label=names[name])
-for level, size in caches.items():
-    right.axvline(size, color="gray", linestyle=":")
-    # Cache levels are names, drawn as they are.
-    at = {"xycoords": ("data", "axes fraction"), "fontfamily": "monospace"}
-    right.annotate(f"L{level}", (size, 0.95), **at)
-right.set(xscale="log", xlabel=compperf.tr("working set (bytes)"))
-right.set(ylabel=compperf.tr("GB/s"), title=compperf.tr("memory and caches"))
+    ax.axhline(per_core / 1e9, color="gray", linestyle="--")
+    ax.annotate(compperf.tr("theory, one core"), (SIZES[0], per_core / 1e9))
+ax.set(xscale="log", xlabel=compperf.tr("n (n x n matrices)"))
+ax.set_title(compperf.tr("matrix products (GFLOP/s)"))
 outside = {"loc": "center left", "bbox_to_anchor": (1.01, 0.5)}
-left.legend(fontsize=7, **outside)
-right.legend(prop={"family": "monospace", "size": 7}, **outside)
+ax.legend(prop={"family": "monospace", "size": 7}, **outside)
 plt.show()
 
 # %%
@@ -256,8 +192,6 @@ plt.show()
 # -------
 # * The practical arithmetic ceiling is the best FLOP/s a large matrix
 #   product sustains; measure it over sizes, dtypes and threads.
-# * Bandwidth depends on where the data lives: each cache level is faster
-#   than the next, and memory is the ceiling for large tensors.
 # * A theoretical peak needs the core count, the clock and the FLOP per
 #   cycle; only some of them are written anywhere you can read.
 # * ``compperf.ceilings`` measures the three ceilings once and keeps them.
@@ -267,7 +201,6 @@ plt.show()
 # 1. What is the ridge point of this machine (peak over bandwidth), and
 #    what does an operation need to do per byte to reach the peak?
 # 2. Why does float64 reach fewer FLOP/s than float32?
-# 3. Why is the triad's bandwidth different from the copy's?
 #
 # Answers
 # -------
@@ -282,7 +215,3 @@ print(compperf.tr("ridge: {r:.1f} ({a:.1f}-{b:.1f})", r=ridge, a=low, b=high))
 # %%
 # **2.** A vector register holds half as many float64 values as float32
 # values, so each instruction does half the FLOP.
-#
-# **3.** It moves three streams instead of two and does arithmetic on the
-# way; how each stream is read and written, and whether the hardware
-# prefetches them alike, changes the bytes per second.

@@ -2,9 +2,9 @@
 The roofline
 ============
 
-You count the FLOP and the bytes of a dozen operations you meet every day,
-place each one under this machine's measured roofline, and read how much of
-its roof it reaches and what holds it back.
+You count the FLOP and the bytes of operations you meet every day (element-wise
+ones, a reduction, matrix products), place each one under this machine's
+measured roofline, and read how much of its roof it reaches.
 
 To run this example yourself, install PyTorch, then ``pip install
 matplotlib``, and compperf as :ref:`run-yourself` explains.
@@ -21,8 +21,6 @@ matplotlib``, and compperf as :ref:`run-yourself` explains.
 
 import matplotlib.pyplot as plt
 import torch
-import torch.nn.functional as F
-from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
 import compperf
@@ -30,7 +28,6 @@ from compperf.i18n import parts, table
 
 ELEMENTS = None  # of the element-wise operations; None: from the last cache
 MATMUL_SIZES = [64, 256, 512]
-LINEAR_BATCHES = [1, 32, 512]
 BUDGET = 0.5  # seconds of rounds per operation
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
@@ -39,7 +36,6 @@ import os
 if os.environ.get("COMPPERF_FAST") == "1":
     ELEMENTS = 2**16
     MATMUL_SIZES = [64, 128]
-    LINEAR_BATCHES = [1, 64]
     BUDGET = 0.05
 # sphinx_gallery_end_ignore
 
@@ -62,14 +58,10 @@ N = ELEMENTS or max(2**20, 2 * (limits.last_level_cache or 2**24) // 4)
 # for those the cell counts by hand: one FLOP per element for an addition, a
 # ReLU or a sum, five per element for a softmax (maximum, subtraction,
 # exponential, sum, division). PyTorch has no byte counter on a CPU; the bytes
-# are what each operation must read and write at least: its inputs, weights
-# and outputs, each once. Real traffic is higher, so the intensity
-# (FLOP per byte) is an upper bound and the roof drawn for it too. The table
-# shows, per operation, what ``FlopCounterMode`` counted, the FLOP the page
-# uses (the count by hand where the counter says zero) and the bytes. Each
-# operation is named by its code, with its sizes: ``a @ b, n = 64`` is the
-# product of two 64 x 64 matrices, ``nn.Linear, 32 x 512`` the layer of
-# 512 x 512 weights on a batch of 32 samples.
+# are what each operation must read and write at least, each tensor once.
+# Real traffic is higher, so the intensity (FLOP per byte) is an upper bound.
+# The table shows what ``FlopCounterMode`` counted, the FLOP the page uses and
+# the bytes; ``a @ b, n = 64`` is the product of two 64 x 64 matrices.
 
 
 def counted_flops(fn):
@@ -101,55 +93,12 @@ operations = [
     make("x + y", lambda: x + y, [x, y], [x], flops=N),
     make("relu(x)", lambda: torch.relu(x), [x], [x], flops=N),
     make("x.sum()", lambda: x.sum(), [x], [], flops=N),
-    make(
-        "rows.softmax(-1)",
-        lambda: rows.softmax(-1),
-        [rows],
-        [rows],
-        flops=5 * N,
-    ),
+    make("rows.softmax(-1)", lambda: rows.softmax(-1), [rows], [rows], 5 * N),
 ]
 for n in MATMUL_SIZES:
     a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
     operations.append(
         make(f"a @ b, n = {n}", lambda a=a, b=b: a @ b, [a, b], [a])
-    )
-linear = nn.Linear(512, 512).to(device).requires_grad_(False)
-for batch in LINEAR_BATCHES:
-    inp = torch.randn(batch, 512, device=device)
-    out = linear(inp)
-    operations.append(
-        make(
-            f"nn.Linear, {batch} x 512",
-            lambda inp=inp: linear(inp),
-            [inp, linear.weight, linear.bias],
-            [out],
-        )
-    )
-conv = nn.Conv2d(32, 32, 3, padding=1).to(device).requires_grad_(False)
-image = torch.randn(1, 32, 32, 32, device=device)
-operations.append(
-    make(
-        "nn.Conv2d(32, 32, 3)",
-        lambda: conv(image),
-        [image, conv.weight],
-        [image],
-    )
-)
-# The 512-256-128-2 perceptron of the compilers chapter, layer by layer.
-mlp_input = torch.randn(512, 512, device=device)
-for layer in (nn.Linear(512, 256), nn.Linear(256, 128), nn.Linear(128, 2)):
-    layer = layer.to(device).requires_grad_(False)
-    inp = torch.randn(512, layer.in_features, device=device)
-    operations.append(
-        make(
-            f"nn.Linear({layer.in_features}, {layer.out_features})",
-            lambda layer=layer, inp=inp: F.linear(
-                inp, layer.weight, layer.bias
-            ),
-            [inp, layer.weight, layer.bias],
-            [layer(inp)],
-        )
     )
 
 with parts():
@@ -165,54 +114,45 @@ print(table([operation, "FlopCounterMode", used, moved], counts))
 # --------------
 # Each operation's FLOP/s over the roof at its intensity,
 # ``min(peak, intensity x bandwidth)``, is the share of the roof it reaches.
-# The ceilings were measured once, a while ago; ``limits.place`` times the
-# operation again in rounds with the ceilings' own work (the peak's matrix
-# product, the bandwidth's copy), so that each round's share is read against
-# a roof timed at the same moment, and the interval comes from the rounds.
-# The first table gives the intensity, the FLOP/s reached, the roof
-# (both in GFLOP/s) and the share with its interval. A share above 100 % means
-# that the bytes came from a cache, which is faster than the memory bandwidth
-# under the roof.
+# ``limits.place`` times the operation in rounds with the ceilings' own work
+# (the peak's matrix product, the bandwidth's copy), so that each round's
+# share is read against a roof timed at the same moment; the interval comes
+# from the rounds. The first table gives the intensity, the FLOP/s reached
+# and the roof (both in GFLOP/s) and the share. A share above 100 % means that
+# the bytes came from a cache, faster than the memory under the roof.
 #
-# The second table holds two verdicts per operation. *memory-bound* is
-# decided against the ridge point's interval: *yes* when the intensity lies
-# below the whole interval, *no* when it lies at or above it, *unclear* when
-# it lies inside it. *below half* asks whether the operation reaches less
-# than half of its roof: *yes* when the whole share interval lies below
-# 50 %, *no* when it lies at 50 % or above, *unclear* when it reaches across
-# 50 %. Numbers measured while the machine was disturbed decide nothing: both
-# verdicts are then *unclear*. The line under the tables counts the
-# operations of each kind.
+# The second table holds two verdicts per operation. *memory-bound*: *yes*
+# when the intensity lies below the whole interval of the ridge point, *no*
+# when it lies at or above it, *unclear* inside it. *below half*: *yes* when
+# the whole share interval lies below 50 %, *no* when it lies at 50 % or
+# above, *unclear* when it reaches across. On a disturbed machine both are
+# *unclear*. The last line counts the operations of each kind.
 
 results = []
 for op in operations:
+    name = op["name"]
     share = limits.place(
         op["fn"],
         op["flops"],
         op["bytes"],
-        description=op["name"],
+        description=name,
         budget=BUDGET,
     )
-    bound = limits.memory_bound(share.intensity, op["name"])
+    bound = limits.memory_bound(share.intensity, name)
     half = compperf.conclude(
         "below half of its roof",
-        op["name"],
+        name,
         share.share_low,
         share.share_high,
         below=0.5,
         disturbed=share.disturbed,
     )
     results.append((op, share.measurement, share, bound, half))
-rows = [
-    (
-        op["name"],
-        round(share.intensity, 2),
-        round(share.achieved / 1e9, 2),
-        round(share.roof / 1e9, 2),
-        f"{share.share:.0%} ({share.share_low:.0%}-{share.share_high:.0%})",
-    )
-    for op, _, share, _, _ in results
-]
+rows = []
+for op, _, s, _, _ in results:
+    gflops = [round(v / 1e9, 2) for v in (s.achieved, s.roof)]
+    part = f"{s.share:.0%} ({s.share_low:.0%}-{s.share_high:.0%})"
+    rows.append((op["name"], round(s.intensity, 2), *gflops, part))
 with parts():
     roof, part = compperf.tr("roof"), compperf.tr("share")
 print(table([operation, "FLOP/byte", "GFLOP/s", roof, part], rows))
@@ -222,8 +162,7 @@ with parts():
     said["unclear"] = compperf.tr("unclear")
     claims = [compperf.tr("memory-bound"), compperf.tr("below half")]
 rows = [
-    (op["name"], said[bound.outcome], said[half.outcome])
-    for op, _, _, bound, half in results
+    (op["name"], said[b.outcome], said[h.outcome]) for op, *_, b, h in results
 ]
 print(table([operation, *claims], rows))
 memory = sum(bound.yes for *_, bound, _ in results)
@@ -233,52 +172,31 @@ print(compperf.tr("{m} memory-bound, {c} compute-bound", m=memory, c=compute))
 # %%
 # The picture
 # -----------
-# The roofline on log scales: the slanted part is the bandwidth (FLOP/s =
-# intensity x bandwidth), the flat part the peak, and they meet at the ridge
-# point. Each dot is one operation at its intensity and measured FLOP/s, with
-# its interval as an error bar. The distance between a dot and the line above
-# it is what that operation leaves on the table.
+# The roofline on log scales: the slanted part is the bandwidth, the flat
+# part the peak, and they meet at the ridge point. Each dot is one operation
+# at its intensity and measured FLOP/s, its interval as an error bar. The
+# distance from a dot up to the line is what that operation leaves unused.
 
 intensities = [share.intensity for _, _, share, _, _ in results]
 span = [min(intensities) / 2, max(max(intensities), limits.ridge) * 2]
 grid = [span[0] * (span[1] / span[0]) ** (i / 100) for i in range(101)]
-fig, ax = plt.subplots(figsize=(7, 5))
+fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
 ax.plot(grid, [limits.roof(i) / 1e9 for i in grid], color="black")
 ax.axvline(limits.ridge, color="gray", linestyle=":")
-ax.annotate(
-    compperf.tr("ridge {ridge:.1f} FLOP/byte", ridge=limits.ridge),
-    (limits.ridge, limits.peak.value / 1e9),
-    textcoords="offset points",
-    xytext=(-5, -15),
-    horizontalalignment="right",
-)
-for op, _, share, _, _ in results:
-    ax.errorbar(
-        share.intensity,
-        share.achieved / 1e9,
-        yerr=[
-            [(share.achieved - share.low) / 1e9],
-            [(share.high - share.achieved) / 1e9],
-        ],
-        marker="o",
-        capsize=2,
-    )
-    ax.annotate(
-        op["name"],
-        (share.intensity, share.achieved / 1e9),
-        fontsize=7,
-        fontfamily="monospace",
-        textcoords="offset points",
-        xytext=(4, 4),
-    )
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlabel=compperf.tr("arithmetic intensity (FLOP/byte, upper bound)"),
-    ylabel=compperf.tr("GFLOP/s"),
-    title=compperf.tr("roofline of {device}", device=device),
-)
-fig.tight_layout()
+ridge = compperf.tr("ridge {ridge:.1f} FLOP/byte", ridge=limits.ridge)
+top = (limits.ridge, limits.peak.value / 1e9)
+offset = {"textcoords": "offset points"}
+ax.annotate(ridge, top, xytext=(-5, -15), ha="right", **offset)
+for op, _, s, _, _ in results:
+    y = s.achieved / 1e9
+    bar = [[y - s.low / 1e9], [s.high / 1e9 - y]]
+    ax.errorbar(s.intensity, y, yerr=bar, marker="o", capsize=2)
+    # Each dot is named by its code, drawn as it is in every language.
+    at = {"fontsize": 7, "fontfamily": "monospace", "xytext": (4, 4)}
+    ax.annotate(op["name"], (s.intensity, y), **at, **offset)
+ax.set(xscale="log", yscale="log")
+ax.set_xlabel(compperf.tr("arithmetic intensity (FLOP/byte, upper bound)"))
+ax.set_title(compperf.tr("roofline of {device} (GFLOP/s)", device=device))
 plt.show()
 
 # %%
@@ -286,12 +204,12 @@ plt.show()
 # -------
 # * Arithmetic intensity, FLOP per byte moved, places an operation on the
 #   roofline; the ridge point splits memory-bound from compute-bound.
-# * ``FlopCounterMode`` counts the FLOP of matrix products and convolutions;
-#   element-wise operations and reductions need counting by hand.
+# * ``FlopCounterMode`` counts the FLOP of matrix products; element-wise
+#   operations and reductions need counting by hand.
 # * Bytes from tensor sizes are a lower bound, so the intensity is an upper
 #   bound: an operation may sit further left than drawn.
-# * A point far below its roof is limited by something else: overhead for
-#   small calls, or a kernel that does not reach the ceiling.
+# * :doc:`/auto_examples/limits/plot_3b_layers_under_the_roof` places the
+#   layers of a network the same way.
 #
 # Exercises
 # ---------
@@ -299,8 +217,6 @@ plt.show()
 #    float64?
 # 2. At which square size ``n`` does a float32 matrix product cross this
 #    machine's ridge point?
-# 3. What limits ``nn.Linear, 1 x 512`` (one sample): its bytes, or the fixed
-#    cost of a call?
 #
 # Answers
 # -------
@@ -313,18 +229,3 @@ plt.show()
 # for this machine's ridge point.
 
 print(compperf.tr("size at the ridge point: n = {n:.0f}", n=6 * limits.ridge))
-
-# %%
-# **3.** At batch 1 the layer does 2 x 512 x 512 FLOP and reads its 1 MiB
-# of weights once: memory-bound. Compare its time per call with the cost of
-# the smallest call that ``compperf.ceilings`` measured, ``torch.add`` on one
-# element: the lines below give both times and the share of the first that
-# the second makes up. That share is what the fixed cost can explain, and the
-# rest is reading the weights. Weights that fit a cache come from it after
-# the first call, which can put the point above the memory roof.
-
-one = next(m for op, m, *_ in results if op["name"] == "nn.Linear, 1 x 512")
-fixed = limits.overhead.value
-print(compperf.tr("{o}: {t:time} per call", o=one.description, t=one.median))
-print(compperf.tr("torch.add, one element: {t:time}", t=fixed))
-print(compperf.tr("share of the fixed cost: {s:.0%}", s=fixed / one.median))

@@ -37,12 +37,18 @@ PROBES = {
         "best": rates[best], "sizes": SIZES, "threads": threads,
         "per_core": per_core,
         "capability": __import__("torch").backends.cpu.get_cpu_capability(),
-        "caches": caches, "working_sets": WORKING_SETS,
-        "cache_faster": cache_faster.record(),
+        "caches": compperf.cache_sizes() if device.type == "cpu" else {},
         "ridge": limits.ridge, "ridge_interval": list(limits.ridge_interval),
         "peak": [limits.peak.low, limits.peak.value, limits.peak.high],
         "llc": limits.last_level_cache, "working_set": limits.working_set,
         "half": half.record() if per_core is not None else None,
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_2b_memory_and_caches.py": """{
+        "device": str(device),
+        "caches": caches, "working_sets": WORKING_SETS,
+        "bandwidths": bandwidths,
+        "cache_faster": cache_faster.record(),
         "figures": len(plt.get_fignums()),
     }""",
     "plot_3_roofline.py": """{
@@ -51,7 +57,24 @@ PROBES = {
         "flops": [op["flops"] for op in operations],
         "counted": [op["counted"] for op in operations],
         "bytes": [op["bytes"] for op in operations],
-        "N": N, "matmul_sizes": MATMUL_SIZES,
+        "N": N, "matmul_sizes": MATMUL_SIZES, "ridge": limits.ridge,
+        "peak": limits.peak.value, "bandwidth": limits.bandwidth.value,
+        "ridge_interval": list(limits.ridge_interval),
+        "shares": [[s.intensity, s.roof, s.achieved, s.low, s.high, s.bound, s.roof_low,
+                    s.roof_high, s.share_low, s.share_high, len(s.rounds)]
+                   for _, _, s, _, _ in results],
+        "bounds": [b.outcome for *_, b, _ in results],
+        "bounds_disturbed": [b.disturbed for *_, b, _ in results],
+        "halves": [[h.outcome, h.low, h.high, h.disturbed] for *_, h in results],
+        "memory_bound": memory, "compute_bound": compute,
+        "figures": len(plt.get_fignums()),
+    }""",
+    "plot_3b_layers_under_the_roof.py": """{
+        "device": str(device),
+        "names": [op["name"] for op in operations],
+        "flops": [op["flops"] for op in operations],
+        "bytes": [op["bytes"] for op in operations],
+        "batches": LINEAR_BATCHES, "ridge": limits.ridge,
         "peak": limits.peak.value, "bandwidth": limits.bandwidth.value,
         "ridge_interval": list(limits.ridge_interval),
         "shares": [[s.intensity, s.roof, s.achieved, s.low, s.high, s.bound, s.roof_low,
@@ -152,9 +175,8 @@ def test_ceilings_page_sweeps_and_derives_what_it_prints():
         assert p["capability"] in lanes
         assert p["per_core"] / (lanes[p["capability"]] * 2 * 2) > 1e8  # a clock in Hz
         assert p["half"]["claim"] == "below half of the theoretical peak"
-    if p["caches"]:
+    if p["caches"]:  # the bandwidth is measured on at least 4x the last cache
         llc = max(int(v) for v in p["caches"].values())
-        assert p["working_sets"][-1] == 4 * llc
         assert p["llc"] == llc
         assert p["working_set"] >= 4 * llc - 16
     low, high = p["ridge_interval"]
@@ -162,8 +184,6 @@ def test_ceilings_page_sweeps_and_derives_what_it_prints():
     assert p["peak"][0] <= p["peak"][1] <= p["peak"][2]
     text = prose(run.stdout)
     # Each verdict prints its own line: compperf's claim, the code it is about, the outcome.
-    assert p["cache_faster"]["subject"] == "dst.copy_(src)"
-    assert f"cache faster than memory (dst.copy_(src)): {p['cache_faster']['outcome']}" in text
     if p["half"] is not None:
         line = f"below half of the theoretical peak ({p['half']['subject']}): "
         assert line + p["half"]["outcome"] in text
@@ -171,21 +191,31 @@ def test_ceilings_page_sweeps_and_derives_what_it_prints():
         assert "below half of the theoretical peak" not in text
     best = p["best"] / 1e9
     assert f"best: {best:.3g} GFLOP/s" in text or best >= 1000 or best < 1
+    assert f"ridge: {p['ridge']:.1f}" in text
     assert p["figures"] == 1
 
 
-def test_roofline_counts_places_and_decides_each_operation():
-    run = ran("plot_3_roofline.py")
+def test_memory_page_sweeps_past_the_last_cache_and_says_what_it_decided():
+    run = ran("plot_2b_memory_and_caches.py")
     p = run.probe
-    assert len(p["names"]) >= 12
-    by_name = dict(zip(p["names"], zip(p["flops"], p["counted"], p["bytes"], strict=True),
-                       strict=True))  # fmt: skip
-    n = p["N"]
-    assert by_name["x + y"] == (n, 0, 3 * 4 * n)  # FlopCounterMode counts no additions
-    assert by_name["x.sum()"][1] == 0
-    for size in p["matmul_sizes"]:
-        assert by_name[f"a @ b, n = {size}"] == (2 * size**3, 2 * size**3, 3 * 4 * size**2)
-    assert by_name["nn.Linear(512, 256)"][0] == 2 * 512 * 512 * 256
+    if p["caches"]:
+        llc = max(int(v) for v in p["caches"].values())
+        assert p["working_sets"][-1] == 4 * llc
+    for values in p["bandwidths"].values():
+        assert len(values) == len(p["working_sets"])
+        assert all(v > 0 for v in values)
+    text = prose(run.stdout)
+    # The verdict prints its own line: compperf's claim, the code it is about, the outcome.
+    assert p["cache_faster"]["subject"] == "dst.copy_(src)"
+    assert f"cache faster than memory (dst.copy_(src)): {p['cache_faster']['outcome']}" in text
+    assert "1 GiB from memory: " in text
+    assert p["figures"] == 1
+
+
+def _placed_and_decided(run) -> None:
+    """Each operation's share, read in rounds against a roof timed with it, and its two
+    verdicts (memory-bound, below half), in the tables as in the probe."""
+    p = run.probe
     low, high = p["ridge_interval"]
     for (
         intensity,
@@ -229,6 +259,40 @@ def test_roofline_counts_places_and_decides_each_operation():
     for name, bound, half in zip(p["names"], bounds, halves, strict=True):
         cells = [c for c, same in ((bound, bounds), (half, halves)) if len(set(same)) > 1]
         assert name.split() + cells in lines
+
+
+def test_roofline_counts_places_and_decides_each_operation():
+    run = ran("plot_3_roofline.py")
+    p = run.probe
+    assert len(p["names"]) >= 6
+    by_name = dict(zip(p["names"], zip(p["flops"], p["counted"], p["bytes"], strict=True),
+                       strict=True))  # fmt: skip
+    n = p["N"]
+    assert by_name["x + y"] == (n, 0, 3 * 4 * n)  # FlopCounterMode counts no additions
+    assert by_name["x.sum()"][1] == 0
+    for size in p["matmul_sizes"]:
+        assert by_name[f"a @ b, n = {size}"] == (2 * size**3, 2 * size**3, 3 * 4 * size**2)
+    _placed_and_decided(run)
+    assert f"size at the ridge point: n = {6 * p['ridge']:.0f}" in run.stdout
+    assert p["figures"] == 1
+
+
+def test_layers_are_counted_placed_and_decided():
+    run = ran("plot_3b_layers_under_the_roof.py")
+    p = run.probe
+    by_name = dict(zip(p["names"], zip(p["flops"], p["bytes"], strict=True), strict=True))
+    for batch in p["batches"]:  # the weights and bias once, a row in and out per sample
+        flops, moved = by_name[f"nn.Linear, {batch} x 512"]
+        assert (flops, moved) == (2 * batch * 512 * 512, 4 * (512 * 512 + 512 + 2 * 512 * batch))
+    assert by_name["nn.Linear(512, 256)"][0] == 2 * 512 * 512 * 256
+    _placed_and_decided(run)
+    text = prose(run.stdout)
+    assert "nn.Linear, 1 x 512 on " in text  # its measurement, then the fixed cost's
+    assert "share of the fixed cost: " in text
+    if p["ridge"] < 128:  # the batch at which the layer's intensity reaches the ridge point
+        r = p["ridge"]
+        batch = 4 * r * (512 * 512 + 512) / (2 * 512 * 512 - 4096 * r)
+        assert f"batch at the ridge point: {batch:.0f}" in text
     assert p["figures"] == 1
 
 
