@@ -165,11 +165,14 @@ ax.annotate(ridge, top, xytext=(-5, -15), ha="right", **offset)
 for op, _, s, _, _ in results:
     y = s.achieved / 1e9
     bar = [[y - s.low / 1e9], [s.high / 1e9 - y]]
-    ax.errorbar(s.intensity, y, yerr=bar, marker="o", capsize=2)
-    # Each dot is named by its code, drawn as it is in every language.
-    at = {"fontsize": 7, "fontfamily": "monospace", "xytext": (4, 4)}
-    ax.annotate(op["name"], (s.intensity, y), **at, **offset)
+    ax.errorbar(
+        s.intensity, y, yerr=bar, marker="o", capsize=2, label=op["name"]
+    )
 ax.set(xscale="log", yscale="log")
+# A legend beside the axes names the dots by their code, in every language:
+# labels next to the dots overlapped where products sit close together.
+legend = {"loc": "upper left", "bbox_to_anchor": (1.01, 1)}
+ax.legend(**legend, prop={"family": "monospace", "size": 7})
 ax.set_xlabel(compperf.tr("arithmetic intensity (FLOP/byte, upper bound)"))
 ax.set_title(compperf.tr("layers under the roof of {d} (GFLOP/s)", d=device))
 plt.show()
