@@ -2,10 +2,10 @@
 Data parallelism from scratch
 =============================
 
-You split a batch between two processes, keep a copy of the model in each,
-add up their gradients with ``all_reduce`` and take the same step everywhere;
-then you check that this gives the parameters that one process gets from the
-whole batch, and see what goes wrong if the gradients are summed, not averaged.
+You split a batch between two processes, each with a copy of the model, add
+up their gradients with ``all_reduce`` and take the same step everywhere; you
+check that this is one process's step on the whole batch, and what summing,
+not averaging, does.
 
 To run this example yourself, install PyTorch, then ``pip install
 matplotlib``, and compperf as :ref:`run-yourself` explains. It starts its
@@ -24,8 +24,7 @@ import torch
 
 import compperf
 
-RANKS = 2
-STEPS = 40
+RANKS, STEPS = 2, 40
 device = compperf.try_gpu()
 backend = "nccl" if compperf.num_gpus() >= RANKS else "gloo"
 print(compperf.environment(device))
@@ -34,30 +33,23 @@ print(compperf.tr("ranks: {n}, backend: {b}", n=RANKS, b=backend))
 # %%
 # What every rank runs
 # --------------------
-# Each rank is a separate Python process, so its code lives in a script of its
-# own: the page writes it to a file and PyTorch's launcher starts it, as
-# ``python -m torch.distributed.run --standalone --nproc-per-node=2 ranks.py``
-# (that is ``torchrun``). The launcher gives each rank its number and the
-# address of a meeting point; ``init_process_group`` connects them.
+# Each rank is a Python process of its own: the page writes its code to a file
+# and PyTorch's launcher ``torchrun`` starts it, as
+# ``python -m torch.distributed.run --standalone --nproc-per-node=2 ranks.py``.
+# The launcher gives each rank its number and a meeting point;
+# ``init_process_group`` connects them. Every rank builds the model from the
+# same seed, so the replicas start equal, and trains it four times for the same
+# number of steps, then writes parameters and losses to ``rank<r>.json``:
 #
-# Every rank builds the same model from the same seed, so the replicas start
-# equal. It then trains four times for the same number of steps:
-#
-# * ``whole``: alone, on the whole batch (what one process would do);
-# * ``averaged``: on its half of the batch, with gradients summed by
-#   ``all_reduce`` and divided by the number of ranks;
+# * ``whole``: alone, on the whole batch;
+# * ``averaged``: on its half, gradients summed by ``all_reduce`` and divided by
+#   the number of ranks;
 # * ``summed``: the same without the division;
 # * ``twice_lr``: alone on the whole batch, with twice the learning rate.
-#
-# It writes the parameters and the losses to ``rank<r>.json`` in the folder it
-# gets as first argument; the page reads those files.
 
 RANK_CODE = """
-import json
-import sys
-import time
+import json, sys, time
 from pathlib import Path
-
 import torch
 import torch.distributed as dist
 from torch import nn
@@ -65,27 +57,20 @@ from torch import nn
 results, backend, steps = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 dist.init_process_group(backend)
 rank, world = dist.get_rank(), dist.get_world_size()
+device = torch.device("cuda", dist.get_node_local_rank()) if backend == "nccl" else "cpu"
 if backend == "nccl":
-    device = torch.device("cuda", dist.get_node_local_rank())
     torch.cuda.set_device(device)
-else:
-    device = torch.device("cpu")
-
 # The same data on every rank; each rank trains on its own rows.
 generator = torch.Generator().manual_seed(1)
 X = torch.randn(64, 16, generator=generator)
 y = X @ torch.randn(16, 1, generator=generator) + 0.1 * torch.randn(64, 1, generator=generator)
 X, y = X.to(device), y.to(device)
 mine = slice(rank * len(X) // world, (rank + 1) * len(X) // world)
-
+communication = []  # the seconds of each step's all_reduce calls
 
 def make_model():
     torch.manual_seed(0)  # the same initial parameters on every rank
     return nn.Sequential(nn.Linear(16, 32), nn.Tanh(), nn.Linear(32, 1)).to(device)
-
-
-communication = []
-
 
 def all_reduce_gradients(model, average):
     start = time.perf_counter()
@@ -94,7 +79,6 @@ def all_reduce_gradients(model, average):
         if average:
             parameter.grad /= world
     communication.append(time.perf_counter() - start)
-
 
 def train(rows, lr=0.1, average=None):
     model = make_model()
@@ -111,17 +95,10 @@ def train(rows, lr=0.1, average=None):
     parameters = torch.cat([p.detach().flatten() for p in model.parameters()])
     return {"parameters": parameters.cpu().tolist(), "losses": losses}
 
-
 everything = slice(None)
-report = {
-    "rank": rank,
-    "world": world,
-    "whole": train(everything),
-    "averaged": train(mine, average=True),
-    "summed": train(mine, average=False),
-    "twice_lr": train(everything, lr=0.2),
-    "all_reduce_seconds": communication,
-}
+report = {"rank": rank, "world": world, "whole": train(everything),
+          "averaged": train(mine, average=True), "summed": train(mine, average=False),
+          "twice_lr": train(everything, lr=0.2), "all_reduce_seconds": communication}
 (results / f"rank{rank}.json").write_text(json.dumps(report))
 dist.destroy_process_group()
 """
@@ -129,14 +106,15 @@ dist.destroy_process_group()
 # %%
 # Launching the ranks
 # -------------------
-# ``compperf.run_ranks`` writes the script into a new temporary folder, runs
-# the launcher with a timeout, and returns what each rank wrote; if a rank
-# fails, it raises an error with that rank's last lines of output.
+# ``compperf.run_ranks`` runs the script under ``torchrun`` with a timeout,
+# in a new temporary folder, and returns what each rank wrote. Both ranks
+# applied the same averaged gradient to the same parameters, so their replicas
+# must be equal, not just close: the last line counts the parameters that
+# differ between the two ranks.
 
+arguments = [backend, str(STEPS)]
 with compperf.watch() as watched:
-    run = compperf.run_ranks(
-        RANK_CODE, RANKS, args=[backend, str(STEPS)], timeout=120
-    )
+    run = compperf.run_ranks(RANK_CODE, RANKS, args=arguments, timeout=120)
 print(run)
 print(watched.disturbance)
 rank0, rank1 = run[0], run[1]
@@ -146,40 +124,31 @@ def parameters(report, name):
     return torch.tensor(report[name]["parameters"])
 
 
-# %%
-# The replicas stay equal
-# -----------------------
-# Both ranks applied the same averaged gradient to the same parameters, so
-# their replicas must be equal after every step: not close, equal. The line
-# below counts the parameters that differ between rank 0 and rank 1.
+def largest_difference(a, b):
+    return float((parameters(rank0, a) - parameters(rank0, b)).abs().max())
+
+
 replica0 = parameters(rank0, "averaged")
 replica1 = parameters(rank1, "averaged")
-differing = int((replica0 != replica1).sum())
-total = replica0.numel()
+differing, total = int((replica0 != replica1).sum()), replica0.numel()
 print(compperf.tr("differing: {n} of {m} parameters", n=differing, m=total))
 
 # %%
 # Two half batches, one whole batch
 # ---------------------------------
-# The loss is the mean over the rows of a batch, so the gradient of the whole
-# batch is the mean of the two half batches' gradients. Averaged over the
-# ranks, the distributed step is the step of one process on the whole batch.
-# Floating-point sums in another order round differently, so you compare with
-# a tolerance: the largest difference of any parameter must stay below
-# ``TOLERANCE`` (float32 keeps about seven significant digits).
+# The loss is the mean over a batch's rows, so the whole batch's gradient is
+# the mean of the two halves' gradients: averaged over the ranks, the
+# distributed step is one process's step on the whole batch. Sums in another
+# order round differently, so each verdict compares the largest difference of
+# any parameter with ``TOLERANCE`` (float32 keeps about seven digits).
 #
-# Each verdict prints the claim "same parameters", what it compares, its
-# outcome and the largest difference, against the tolerance. The first
-# compares the averaged run with one process on the whole batch: *yes* means
-# that two ranks on half batches took the whole batch's steps; *no*, that
-# some parameter moved further apart than rounding explains.
+# Without the division every rank steps along the *sum*, twice the mean, as one
+# process with twice the learning rate would. *yes* for the averaged run
+# against the whole batch means two ranks took the whole batch's steps; for
+# the summed run, *no* against the whole batch and *yes* against twice the
+# learning rate mean that summing went exactly there. Other outcomes say this
+# run behaved otherwise, by the differences printed.
 TOLERANCE = 1e-5
-
-
-def largest_difference(a, b):
-    return float((parameters(rank0, a) - parameters(rank0, b)).abs().max())
-
-
 checks = {
     "averaged": largest_difference("averaged", "whole"),
     "summed": largest_difference("summed", "whole"),
@@ -196,28 +165,16 @@ same = {
     )
     for name, value in checks.items()
 }
-print(same["averaged"])
-
-# %%
-# Summed, not averaged
-# --------------------
-# Without the division, every rank steps along the *sum* of the two
-# gradients: twice the mean, as one process with twice the learning rate
-# would. Against the whole batch, *no* means that summing moved the
-# parameters away from the whole batch's; against twice the learning rate,
-# *yes* means that it went exactly there. Other outcomes say that this run's
-# summed gradients behaved otherwise, by the differences printed.
-print(same["summed"])
-print(same["summed_vs_twice_lr"])
+for verdict in same.values():
+    print(verdict)
 
 # %%
 # The losses step by step
 # -----------------------
-# Each rank saw the loss of its own half; their mean is the loss of the whole
-# batch. The averaged run lies on the single process's curve; the summed one
-# follows the curve of twice the learning rate.
-fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
-whole_losses = rank0["whole"]["losses"]
+# Each rank saw the loss of its half; their mean is the whole batch's loss. The
+# averaged run lies on the single process's curve, the summed one on the curve
+# of twice the learning rate.
+fig, ax = plt.subplots(figsize=(7, 3), layout="constrained")
 for name, label, style in (
     ("whole", compperf.tr("one process, whole batch"), "-"),
     ("averaged", compperf.tr("2 ranks, averaged gradients"), "--"),
@@ -237,11 +194,10 @@ plt.show()
 # What the communication costs
 # ----------------------------
 # Each rank timed its four ``all_reduce`` calls per step (one per parameter
-# tensor) in the averaged and the summed runs; the line gives rank 0's timed
-# steps and the median time of one step's calls. The model is tiny, so that
-# is mostly the calls' fixed cost:
-# :doc:`/auto_examples/distributed/plot_3_communication_costs` measures how it
-# grows with size.
+# tensor) in the averaged and summed runs; the line gives rank 0's timed steps
+# and the median of a step's calls, mostly their fixed cost for so tiny a
+# model: :doc:`/auto_examples/distributed/plot_3_communication_costs` measures
+# how it grows with size.
 seconds = torch.tensor(rank0["all_reduce_seconds"])
 steps, per_step = len(seconds), float(seconds.median())
 print(compperf.tr("steps: {n}, all_reduce: {t:time}", n=steps, t=per_step))
@@ -249,16 +205,12 @@ print(compperf.tr("steps: {n}, all_reduce: {t:time}", n=steps, t=per_step))
 # %%
 # Summary
 # -------
-# * Data parallelism keeps one replica of the model per rank, gives each rank
-#   its share of the batch, and makes the replicas take the same step by
-#   reducing the gradients over the ranks.
-# * ``dist.all_reduce`` leaves the *sum* on every rank; divide it by the number
-#   of ranks, and the step equals one process's step on the whole batch, to
-#   rounding.
-# * Summed gradients are the whole-batch gradient times the number of ranks:
-#   the same as raising the learning rate by that factor.
-# * Each rank is a process started by ``torchrun``; its code lives in a file,
-#   and it hands its results back as a file.
+# * Data parallelism keeps a replica of the model per rank, gives each rank its
+#   share of the batch, and reduces the gradients so that all take the same step.
+# * ``dist.all_reduce`` leaves the *sum* on every rank; divided by the number of
+#   ranks, it gives one process's step on the whole batch, to rounding.
+# * Summing over ``n`` ranks acts like an ``n`` times larger learning rate.
+# * Each rank is a process started by ``torchrun``, its code and its results files.
 #
 # Exercises
 # ---------
@@ -284,9 +236,8 @@ from torch import nn
 
 generator = torch.Generator().manual_seed(1)
 X = torch.randn(64, 16, generator=generator)
-y = X @ torch.randn(16, 1, generator=generator) + 0.1 * torch.randn(
-    64, 1, generator=generator
-)
+w = torch.randn(16, 1, generator=generator)
+y = X @ w + 0.1 * torch.randn(64, 1, generator=generator)
 for n in (1, 2, 4, 8, 16):
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(16, 32), nn.Tanh(), nn.Linear(32, 1))
@@ -307,4 +258,27 @@ for n in (1, 2, 4, 8, 16):
 #    ``(n_0 g_0 + n_1 g_1) / (n_0 + n_1)``: each rank's gradient weighted by
 #    its rows. A plain average gives the smaller share too much weight. Each
 #    rank can multiply its gradient by its row count before ``all_reduce``,
-#    and every rank then divides by the total row count.
+#    and every rank then divides by the total row count. Checked on this
+#    page's data split 40 and 24, with one process's gradients ``g0`` and
+#    ``g1``: *no* for the plain average, *yes* for the weighted one.
+
+
+def gradient(rows):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(16, 32), nn.Tanh(), nn.Linear(32, 1))
+    nn.functional.mse_loss(model(X[rows]), y[rows]).backward()
+    return torch.cat([p.grad.flatten() for p in model.parameters()])
+
+
+whole = gradient(slice(None))
+g0, g1 = gradient(slice(0, 40)), gradient(slice(40, None))
+averages = {
+    "(g0 + g1) / 2": (g0 + g1) / 2,
+    "(40 g0 + 24 g1) / 64": (40 * g0 + 24 * g1) / 64,
+}
+for subject, average in averages.items():
+    gap = float((average - whole).abs().max())
+    verdict = compperf.conclude(
+        "same gradient", subject, gap, gap, below=TOLERANCE
+    )
+    print(verdict)

@@ -149,6 +149,9 @@ def test_two_ranks_on_half_batches_are_one_process_on_the_whole_batch():
     assert p["calls"] == 2 * p["steps"]  # the averaged and the summed runs
     assert f"steps: {p['calls']}, all_reduce: " in text
     assert "learning rate x 16: loss " in run.stdout
+    # The executed answer on uneven rows: only the row-weighted average is the whole batch's.
+    assert "same gradient ((g0 + g1) / 2): no" in text
+    assert "same gradient ((40 g0 + 24 g1) / 64): yes" in text
     assert p["figures"] == 1
 
 
