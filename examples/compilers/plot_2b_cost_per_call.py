@@ -104,7 +104,6 @@ torch.testing.assert_close(scripted(x), reference)
 # shape records anew. Elsewhere the cell says that it skipped this mode.
 
 # compperf: cuda-only
-reduce_overhead = None
 if device.type == "cuda" and compiled is not None:
     reduce_overhead = torch.compile(net, mode="reduce-overhead")
     for call in (1, 2, 3):
@@ -115,6 +114,7 @@ if device.type == "cuda" and compiled is not None:
         print(compperf.tr("CUDA graph call {n}: {t:time}", n=call, t=seconds))
     torch.testing.assert_close(output.clone(), reference)
 else:
+    reduce_overhead = None
     print(compperf.tr("mode='reduce-overhead' skipped on {d}", d=device))
 
 # %%
