@@ -22,6 +22,18 @@ pytestmark = pytest.mark.executes
 CHAPTER = "limits"
 TRANSLATED = ("zh_CN", "ru")
 
+# What both roofline pages place with Ceilings.place, read the same way on each.
+_PLACED = """
+        "ridge_interval": list(limits.ridge_interval),
+        "shares": [[s.intensity, s.roof, s.achieved, s.low, s.high, s.bound, s.roof_low,
+                    s.roof_high, s.share_low, s.share_high, len(s.rounds)]
+                   for _, _, s, _, _ in results],
+        "bounds": [b.outcome for *_, b, _ in results],
+        "bounds_disturbed": [b.disturbed for *_, b, _ in results],
+        "halves": [[h.outcome, h.low, h.high, h.disturbed] for *_, h in results],
+        "memory_bound": memory, "compute_bound": compute,
+        "figures": len(plt.get_fignums()),
+    }"""
 PROBES = {
     "plot_1_three_regimes.py": """{
         "device": str(device),
@@ -59,16 +71,8 @@ PROBES = {
         "bytes": [op["bytes"] for op in operations],
         "N": N, "matmul_sizes": MATMUL_SIZES, "ridge": limits.ridge,
         "peak": limits.peak.value, "bandwidth": limits.bandwidth.value,
-        "ridge_interval": list(limits.ridge_interval),
-        "shares": [[s.intensity, s.roof, s.achieved, s.low, s.high, s.bound, s.roof_low,
-                    s.roof_high, s.share_low, s.share_high, len(s.rounds)]
-                   for _, _, s, _, _ in results],
-        "bounds": [b.outcome for *_, b, _ in results],
-        "bounds_disturbed": [b.disturbed for *_, b, _ in results],
-        "halves": [[h.outcome, h.low, h.high, h.disturbed] for *_, h in results],
-        "memory_bound": memory, "compute_bound": compute,
-        "figures": len(plt.get_fignums()),
-    }""",
+    """
+    + _PLACED,
     "plot_3b_layers_under_the_roof.py": """{
         "device": str(device),
         "names": [op["name"] for op in operations],
@@ -76,16 +80,8 @@ PROBES = {
         "bytes": [op["bytes"] for op in operations],
         "batches": LINEAR_BATCHES, "ridge": limits.ridge,
         "peak": limits.peak.value, "bandwidth": limits.bandwidth.value,
-        "ridge_interval": list(limits.ridge_interval),
-        "shares": [[s.intensity, s.roof, s.achieved, s.low, s.high, s.bound, s.roof_low,
-                    s.roof_high, s.share_low, s.share_high, len(s.rounds)]
-                   for _, _, s, _, _ in results],
-        "bounds": [b.outcome for *_, b, _ in results],
-        "bounds_disturbed": [b.disturbed for *_, b, _ in results],
-        "halves": [[h.outcome, h.low, h.high, h.disturbed] for *_, h in results],
-        "memory_bound": memory, "compute_bound": compute,
-        "figures": len(plt.get_fignums()),
-    }""",
+    """
+    + _PLACED,
     "plot_4_moving_a_point.py": """{
         "device": str(device),
         "n": n, "variants": list(variants), "bytes_moved": bytes_moved,
