@@ -15,7 +15,7 @@ import pytest
 import test_browser
 import test_links
 from playwright.sync_api import Page
-from sitecheck import learner
+from sitecheck import browser, learner
 from sitecheck.server import serve
 
 SITE_URL = "http://127.0.0.1:8765/"
@@ -106,6 +106,33 @@ def test_switcher_check_fails_when_the_link_goes_elsewhere(
             url, tiny_site, ["en", "zh_CN"], "zh_CN", new_page
         )
     assert "zh_CN/page.html: no visible link to en/page.html" in str(failure.value)
+
+
+# A root page that sends the reader on while its own body still arrives: the browser
+# aborts the rest of that first response (net::ERR_ABORTED), as a slow server makes it
+# do with the real root page. The padding keeps the body arriving when the script runs.
+_SELF_REPLACING_ROOT = (
+    '<!DOCTYPE html><html><head><script>window.location.replace("en/index.html")</script>'
+    "</head><body>{padding}</body></html>"
+)
+
+
+def test_page_log_accepts_a_page_that_replaces_itself_while_loading(
+    tiny_site: Path, new_page: Callable[..., Page]
+) -> None:
+    root = _SELF_REPLACING_ROOT.format(padding="<!-- padding -->" * 400_000)
+    (tiny_site / "index.html").write_text(root, encoding="utf-8")
+    page = new_page()
+    with serve(tiny_site) as url:
+        assert browser.open_logged(page, url + "index.html") == []
+        assert page.url == f"{url}en/index.html"
+
+
+def test_page_log_reports_a_failed_request(tiny_site: Path, new_page: Callable[..., Page]) -> None:
+    _page(tiny_site, "en", "image.html", '<img src="missing.png" alt="x">', {})
+    with serve(tiny_site) as url:
+        problems = browser.open_logged(new_page(), f"{url}en/image.html")
+    assert f"HTTP 404: {url}en/missing.png" in problems
 
 
 def _notebook(folder: Path, *sources: str) -> Path:

@@ -74,6 +74,7 @@ class PageLog:
     """What went wrong while a page loaded: console errors, script errors, bad requests."""
 
     problems: list[str] = field(default_factory=list)
+    aborted_loads: list[str] = field(default_factory=list)  # page URLs, in order
 
     def _probe(self, url: str) -> bool:
         return urlsplit(url).path in _BROWSER_PROBES
@@ -86,8 +87,15 @@ class PageLog:
         self.problems.append(f"script error: {error}")
 
     def request_failed(self, request: Request) -> None:
-        if not self._probe(request.url):
-            self.problems.append(f"request failed: {request.url} ({request.failure})")
+        if self._probe(request.url):
+            return
+        if request.is_navigation_request() and request.failure == "net::ERR_ABORTED":
+            # Either the page sent the reader on (the root page's language choice) before
+            # its own body had all arrived, or its load really was cut off: which one is
+            # known only once the load ends (open_logged).
+            self.aborted_loads.append(request.url)
+            return
+        self.problems.append(f"request failed: {request.url} ({request.failure})")
 
     def response(self, response: Response) -> None:
         if response.status >= 400 and not self._probe(response.url):
@@ -115,6 +123,13 @@ def open_logged(page: Page, url: str) -> list[str]:
     finally:
         for event, handler in handlers.items():
             page.remove_listener(event, handler)
+    # An aborted load is a problem unless the browser went on to another page: that is a
+    # page replacing itself, whose rest the reader never needed.
+    log.problems += [
+        f"request failed: {aborted} (net::ERR_ABORTED)"
+        for aborted in log.aborted_loads
+        if _page_only(page.url) == _page_only(aborted)
+    ]
     return log.problems
 
 

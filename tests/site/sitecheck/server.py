@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,13 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         """Keep the test output free of one line per request."""
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A browser that leaves a page mid-response closes the connection: not an error."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @contextlib.contextmanager
 def serve(root: Path, port: int = 0) -> Iterator[str]:
     """Serve ``root`` at ``http://127.0.0.1:<port>/`` while the block runs; yield that URL.
@@ -25,7 +33,7 @@ def serve(root: Path, port: int = 0) -> Iterator[str]:
     """
     handler = functools.partial(_QuietHandler, directory=str(root))
     try:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+        server = _Server(("127.0.0.1", port), handler)
     except OSError as error:
         raise OSError(f"cannot serve {root} on 127.0.0.1:{port}: {error}") from error
     thread = threading.Thread(target=server.serve_forever, daemon=True)
