@@ -422,3 +422,24 @@ def test_outputs_kept_from_other_package_versions_are_made_again(tiny: SimpleNam
     assert result.returncode == 0, result.stdout + result.stderr
     assert stamp.stat().st_mtime_ns != before  # executed again
     assert json.loads(account.read_text("utf-8"))["versions"] == recorded.versions()
+
+
+def test_an_example_forgets_its_records_as_it_starts_running(tmp_path: Path) -> None:
+    """A build stopped after sphinx-gallery's md5 stamp but before the new records leaves
+    no old records beside the new figures: the example has none, so it runs again."""
+    from compperf_docs.execute import gallery, recorded
+
+    examples, pages = tmp_path / "examples" / "tiny", tmp_path / "docs" / "auto_examples" / "tiny"
+    examples.mkdir(parents=True)
+    pages.mkdir(parents=True)
+    (examples / "plot_sum.py").write_text('"""Sum\n===\n"""\n', encoding="utf-8")
+    recorded.write(pages, "plot_sum", "examples/tiny/plot_sum.py", [])
+    recorded.write_run(pages, "plot_sum", "examples/tiny/plot_sum.py", {"disturbance": {}})
+    assert recorded.outputs_problem(tmp_path / "docs", pages, "plot_sum") is None
+    conf = {"examples_dirs": [str(examples)], "gallery_dirs": [str(pages)]}
+    gallery.reset_state(conf, "plot_sum.py", "before")
+    try:
+        problem = recorded.outputs_problem(tmp_path / "docs", pages, "plot_sum")
+    finally:
+        gallery.reset_state(conf, None, "after")  # the runner's "after": writes nothing
+    assert problem == "no recorded messages or run account"

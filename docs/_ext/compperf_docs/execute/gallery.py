@@ -285,6 +285,9 @@ def reset_state(gallery_conf: dict, fname: str | None, when: str) -> None:
     _start_watching()
     if fname is not None:
         figures.forget_example(Path(fname).name)
+        folders = _example_folders(gallery_conf, fname)
+        if folders is not None:
+            recorded.forget(folders[1], Path(fname).stem)
     context = warnings.catch_warnings()
     context.__enter__()
     _WARNINGS.append(context)

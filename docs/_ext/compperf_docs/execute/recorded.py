@@ -40,6 +40,7 @@ __all__ = [
     "RUN_SUFFIX",
     "Recorded",
     "figure_paths",
+    "forget",
     "load",
     "load_run",
     "messages_path",
@@ -106,6 +107,18 @@ def load_run(gallery: Path, stem: str) -> dict[str, Any] | None:
     if not isinstance(data, dict) or not isinstance(data.get("disturbance"), dict):
         return None
     return data
+
+
+def forget(gallery: Path, stem: str) -> None:
+    """Delete the example's messages and run account, if it has them.
+
+    Called as the example starts running: sphinx-gallery writes its md5 stamp before the
+    new records are written, so a build stopped in between would otherwise leave new
+    figures beside old records, all looking current. Without records the example runs
+    again (:func:`outputs_problem`).
+    """
+    messages_path(gallery, stem).unlink(missing_ok=True)
+    run_path(gallery, stem).unlink(missing_ok=True)
 
 
 def pickle_path(png: Path) -> Path:
