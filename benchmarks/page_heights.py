@@ -17,6 +17,7 @@ Pages are matched by file name without ``.html``; the default is every example p
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -27,6 +28,9 @@ from playwright.sync_api import sync_playwright
 from sitecheck import browser, layout, server
 
 DESKTOP = {"width": 1280, "height": 900}  # tests/site/conftest.py's VIEWPORT
+# The fonts the site checks give Chromium (noxfile.py font_config): without them it draws
+# Chinese in another fallback font, and zh_CN pages measure some 300-400 px shorter.
+SITE_FONTS = ROOT / ".nox" / "site" / "fonts.conf"
 
 
 def heights(site: Path, language: str, stems: list[str]) -> dict[str, int]:
@@ -37,6 +41,10 @@ def heights(site: Path, language: str, stems: list[str]) -> dict[str, int]:
     if unknown:
         raise SystemExit(f"no example page named {unknown} in {site / language}; build first")
     chosen = stems or sorted(pages)
+    if "FONTCONFIG_FILE" not in os.environ:
+        if not SITE_FONTS.is_file():
+            raise SystemExit(f"{SITE_FONTS} is missing: run `nox -s site` once to write it")
+        os.environ["FONTCONFIG_FILE"] = str(SITE_FONTS)
     found = {}
     with server.serve(site) as url, sync_playwright() as playwright:
         chromium = browser.launch(playwright)
