@@ -227,8 +227,9 @@ print(compperf.tr("steps: {n}, all_reduce: {t:time}", n=steps, t=per_step))
 # 1. Without the same seed the replicas start from different parameters; the
 #    averaged gradient then moves two different models, and they never agree.
 #    Broadcasting rank 0's parameters once at the start
-#    (``dist.broadcast(p, src=0)`` for each parameter) is the other fix, and
-#    ``DistributedDataParallel`` does exactly that.
+#    (``dist.broadcast(p, src=0)`` for each parameter) is the other fix;
+#    ``DistributedDataParallel`` does the same when it is built, for the
+#    parameters and the buffers, in a few coalesced broadcasts.
 # 2. Training one process with the learning rate times ``n`` on this page's
 #    data and model, for the same number of steps; each line gives the loss
 #    after the last step:

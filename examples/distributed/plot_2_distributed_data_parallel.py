@@ -55,7 +55,8 @@ print(compperf.tr("ranks: {n}, backend: {b}", n=RANKS, b=backend))
 # DDP sorts the gradients into *buckets* of about ``bucket_cap_mb`` megabytes,
 # in the reverse order of the layers (the order backward produces them), and
 # starts an asynchronous all-reduce of a bucket as soon as all its gradients
-# are ready, while backward computes the earlier layers.
+# are ready and the buckets before it have started, while backward computes
+# the earlier layers.
 
 RANK_CODE = """
 import json
@@ -176,11 +177,13 @@ print(agree)
 # %%
 # One step on each rank
 # ---------------------
-# Each row of the timeline is one thread of one rank. The backward pass runs
-# in the rank's main thread, layer after layer from the last; the
-# all-reduces of the buckets run in gloo's own threads (on a GPU, NCCL
-# kernels run on a stream of their own). Look for all-reduce bars that start
-# before the last backward bar ends: that is the overlap DDP is built for.
+# Each row of the timeline is one thread of one rank. On a CPU the backward
+# pass runs in the rank's main thread, layer after layer from the last; the
+# all-reduces of the buckets run in gloo's own threads. (On a GPU, autograd
+# runs backward in a thread of its own for the device, whose bars are kernel
+# launches rather than kernels, and NCCL kernels run on a stream of their
+# own.) Look for all-reduce bars that start before the last backward bar
+# ends: that is the overlap DDP is built for.
 fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
 rows, labels = {}, []
 colors = {"backward": "C0", "all-reduce": "C3"}

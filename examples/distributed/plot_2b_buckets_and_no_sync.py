@@ -3,8 +3,9 @@ DDP's gradient buckets
 ======================
 
 You time training steps of ``DistributedDataParallel`` (DDP) at several sizes
-of its gradient buckets against reducing all gradients after backward, and
-find out whether DDP's overlap of communication with backward pays here.
+of its gradient buckets against reducing all gradients in one message after
+backward, and find out whether DDP's overlap of communication with backward
+pays here.
 
 To run this example yourself, install PyTorch, then ``pip install
 matplotlib``, and compperf as :ref:`run-yourself` explains. It starts its
@@ -26,7 +27,7 @@ import torch
 import compperf
 
 RANKS = 2
-BUCKET_CAPS_MB = [1, 4, 25]  # 25 MB is DDP's default
+BUCKET_CAPS_MB = [1, 4, 25]  # bucket_cap_mb; DDP's default (None) runs too
 WIDTH, DEPTH, ROUNDS = 512, 8, 6
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
@@ -44,10 +45,11 @@ print(compperf.tr("ranks: {n}, backend: {b}", n=RANKS, b=backend))
 # What every rank runs
 # --------------------
 # The script below builds the deeper model of the previous example
-# (``DEPTH`` layers of ``WIDTH`` by ``WIDTH``) once per bucket size, and
-# times training steps in rounds: each round runs every bucket size, and the
-# hand-written version that starts reducing only after the whole backward
-# pass. Each rank writes what it saw to ``rank<r>.json``.
+# (``DEPTH`` layers of ``WIDTH`` by ``WIDTH``) once per bucket size and once
+# with DDP's defaults, and times training steps in rounds: each round runs
+# every variant, and the hand-written version that reduces all gradients in
+# one message only after the whole backward pass. Each rank writes what it
+# saw to ``rank<r>.json``.
 
 RANK_CODE = """
 import json
@@ -90,11 +92,15 @@ by_hand = deep_model()
 
 def all_reduce_after_backward(model=by_hand):
     model(batch).square().mean().backward()
-    for parameter in model.parameters():
-        dist.all_reduce(parameter.grad)
-        parameter.grad /= world
+    grads = [parameter.grad for parameter in model.parameters()]
+    flat = torch.cat([grad.flatten() for grad in grads])  # one message, as one bucket
+    dist.all_reduce(flat)
+    flat /= world
+    for grad, part in zip(grads, flat.split([grad.numel() for grad in grads])):
+        grad.copy_(part.view_as(grad))
 
 variants = {f"{cap:g} MB": (wrap(deep_model(), bucket_cap_mb=cap), ddp_step) for cap in caps}
+variants["default"] = (wrap(deep_model()), ddp_step)
 variants["after backward"] = (by_hand, all_reduce_after_backward)
 steps_per_round = 2
 seconds = {name: [] for name in variants}
@@ -136,23 +142,22 @@ disturbed = watched.disturbance.disturbed
 # ------------
 # Smaller buckets start communicating earlier but pay a fixed cost per
 # message; larger ones pay it less often but wait longer for their last
-# gradient. The rounds time every bucket size and the hand-written version
-# (all-reduce after the whole backward) on rank 0. The lines below give the
-# size of the gradients, the buckets DDP reduced per step at each cap, and
-# each bucket size's time over reducing after backward: a median of
+# gradient. The rounds time every variant and the hand-written version
+# (one all-reduce after the whole backward) on rank 0. The lines below give
+# the size of the gradients, the buckets DDP reduced per step in each
+# variant, and each variant's time over reducing after backward: a median of
 # per-round ratios with its interval.
 seconds = rank0["seconds"]
 names = list(seconds)
-caps = [float(name.split()[0]) for name in names[:-1]]  # "25 MB" -> 25.0
-shown = [compperf.tr("{cap:g} MB", cap=cap) for cap in caps]
-shown.append(compperf.tr("after backward"))
+shown = [compperf.tr("{cap:g} MB", cap=cap) for cap in BUCKET_CAPS_MB]
+shown += [compperf.tr("default"), compperf.tr("after backward")]
 gradient_bytes = rank0["gradient_megabytes"] * 1e6
 print(compperf.tr("gradients per step: {b:bytes}", b=gradient_bytes))
 buckets = ", ".join(
-    f"{cap:g}: {n}"
-    for cap, n in zip(caps, rank0["buckets"].values(), strict=True)
+    f"{label}: {n}"
+    for label, n in zip(shown[:-1], rank0["buckets"].values(), strict=True)
 )
-print(compperf.tr("buckets per step (MB: buckets): {b}", b=buckets))
+print(compperf.tr("buckets per step: {b}", b=buckets))
 after = seconds["after backward"]
 ratios = {}
 for label, name in zip(shown[:-1], names[:-1], strict=True):
@@ -162,25 +167,30 @@ for label, name in zip(shown[:-1], names[:-1], strict=True):
     ratios[name] = ratio
 
 # %%
-# Does DDP's default overlap pay here? The verdict compares DDP with 25 MB
-# buckets against reducing after backward. Its line prints the claim
-# "faster", its outcome and the interval of the time ratio, against the
-# threshold 1 / 1.05: *yes* when the whole interval lies below it
-# (overlapping communication with backward pays on this machine), *no* when
-# it lies at or above it (no gain here: with one thread per rank on a shared
-# CPU, gloo's threads and backward compete for the same cores, while on GPUs
-# NCCL runs beside the computation), *unclear* when it straddles the
-# threshold or the machine was disturbed. The bar chart after it shows the
-# median step time of every variant.
-default = ratios["25 MB"]
-subject = compperf.tr("DDP 25 MB vs all-reduce after backward")
+# Does DDP's overlap pay here? With 25 MB buckets this model's 8 MB of
+# gradients fill a single bucket, which DDP can reduce only once backward has
+# finished: one message after backward, as in the hand-written version.
+# DDP's default, ``bucket_cap_mb=None``, closes its first bucket at 1 MiB
+# (``dist._DEFAULT_FIRST_BUCKET_BYTES``): the last layer's gradients, reduced
+# while backward still computes the layers before it, and the rest in 25 MiB
+# buckets. The verdict compares the default against the hand-written
+# version. Its line prints the claim "faster", its outcome and the interval
+# of the time ratio, against the threshold 1 / 1.05: *yes* when the whole
+# interval lies below it (starting the first bucket during backward paid for
+# its extra message), *no* when it lies at or above it (no gain here: with
+# one thread per rank on a shared CPU, gloo's threads and backward compete
+# for the same cores, while on GPUs NCCL runs beside the computation),
+# *unclear* when it straddles the threshold or the machine was disturbed.
+# The bar chart after it shows the median step time of every variant.
+default = ratios["default"]
+subject = compperf.tr("DDP default vs one all-reduce after backward")
 faster = compperf.conclude("faster", subject, default.low, default.high,
                            below=1 / 1.05, disturbed=disturbed)  # fmt: skip
 print(faster)
 
 fig, ax = plt.subplots(figsize=(7, 3.5))
 milliseconds = [1e3 * torch.tensor(seconds[n]).median().item() for n in names]
-ax.bar(range(len(names)), milliseconds, color=["C0"] * len(caps) + ["C7"])
+ax.bar(range(len(names)), milliseconds, color=["C0"] * len(BUCKET_CAPS_MB) + ["C1", "C7"])
 ax.set_xticks(range(len(names)), shown)
 ax.set_xlabel(compperf.tr("bucket_cap_mb"))
 ax.set_ylabel(compperf.tr("time per step, rank 0 (ms)"))
@@ -191,16 +201,18 @@ plt.show()
 # %%
 # Summary
 # -------
-# * DDP groups gradients into buckets (``bucket_cap_mb``, 25 MB by default)
-#   and reduces each as soon as backward has produced it; whether that
-#   overlap pays depends on having spare hardware for the communication.
+# * DDP groups gradients into buckets of ``bucket_cap_mb`` MiB (25 by
+#   default, with a first bucket of 1 MiB when it is left at ``None``) and
+#   reduces each, in order, as soon as backward has produced it; whether
+#   that overlap pays depends on having spare hardware for the communication.
 # * :doc:`/auto_examples/distributed/plot_2c_no_sync` accumulates gradients
 #   over micro-batches and skips the reductions between them.
 #
 # Exercises
 # ---------
-# 1. How many buckets does the deep model need at 1 MB, 4 MB and 25 MB? Work
-#    it out from the gradient size, and compare with the counts above.
+# 1. How many buckets does the deep model need at 1 MB, 4 MB and 25 MB, and
+#    with the default? Work it out from the gradient size, and compare with
+#    the counts above.
 # 2. Which variant was fastest in this run, and by how much over reducing
 #    after backward?
 #
@@ -209,7 +221,8 @@ plt.show()
 # 1. Each layer holds a ``WIDTH`` by ``WIDTH`` weight and a bias of
 #    ``WIDTH`` float32 values. DDP takes the tensors from the last layer on
 #    and closes a bucket once it holds at least the cap, in MiB
-#    (``bucket_cap_mb * 2**20`` bytes). Counting that way, next to what DDP
+#    (``bucket_cap_mb * 2**20`` bytes); the default closes the first at
+#    1 MiB and the others at 25. Counting that way, next to what DDP
 #    reported:
 sizes = [
     WIDTH * 4,
@@ -217,11 +230,11 @@ sizes = [
 ] * DEPTH  # bytes, bias then weight, last layer first
 
 
-def count_buckets(cap_mb):
+def count_buckets(cap_mb, first_mb=None):
     buckets, filled = 0, 0
     for size in sizes:
         filled += size
-        if filled >= cap_mb * 2**20:
+        if filled >= (first_mb if buckets == 0 and first_mb else cap_mb) * 2**20:
             buckets, filled = buckets + 1, 0
     return buckets + (filled > 0)
 
@@ -230,6 +243,8 @@ print(compperf.tr("bucket_cap_mb, buckets counted, buckets reported by DDP"))
 for cap in BUCKET_CAPS_MB:
     reported = rank0["buckets"][f"{cap} MB"]
     print(f"{cap:>13} {count_buckets(cap):>15} {reported:>15}")
+reported = rank0["buckets"]["default"]
+print(f"{'None':>13} {count_buckets(25, first_mb=1):>15} {reported:>15}")
 
 # %%
 # 2. The variant with the smallest median step time, and its time ratio

@@ -181,8 +181,8 @@ print(faster)
 # Faster links, not measured here
 # -------------------------------
 # An all-reduce of ``S`` bytes over ``n`` ranks makes every rank send
-# ``2 (n - 1) / n · S`` in a ring, and one rank send ``2 (n - 1) S`` as a
-# parameter server (the next page derives both). With bandwidths from
+# ``2 (n - 1) / n · S`` in a ring, and one rank receive and send
+# ``(n - 1) S`` each as a parameter server (the next page derives both). With bandwidths from
 # datasheets instead of a measurement, these formulas say what a GPU cluster
 # changes; the lines are arithmetic, not measurements. NVIDIA gives 900 GB/s
 # of NVLink bandwidth per H100 SXM GPU (both directions together, so

@@ -172,11 +172,12 @@ def faster_than(subject, a, b):
 # outcome, the time ratio and its interval, against the threshold 1 / 1.05:
 # *yes* when the whole interval lies below it, *no* when it lies at or above
 # it, *unclear* when it straddles the threshold or the machine was
-# disturbed. Two ranks share the same cores, so they compute no faster than
-# two threads, and they add an all-reduce on top; threads wait for the
-# slower of the two at the end of every operation, and on a busy machine one
-# of them is often not running. The last line gives the all-reduce's share
-# of the two ranks' step.
+# disturbed. Two ranks share the same cores as two threads, so on a quiet
+# machine they compute no faster and add an all-reduce on top. But threads
+# wait for the slower of the two at the end of every operation, and on a
+# busy machine one of them is often not running: there two ranks can beat
+# two threads. The last line gives the all-reduce's share of the two ranks'
+# step.
 two, one, threads = names[2], names[0], names[1]
 subject = compperf.tr("2 ranks vs 1 rank, 2 threads")
 faster = faster_than(subject, two, threads)

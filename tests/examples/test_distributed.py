@@ -46,7 +46,7 @@ PROBES = {
     }""",
     "plot_2b_buckets_and_no_sync.py": """{
         "device": str(device), "backend": backend,
-        "buckets": rank0["buckets"], "counted": {f"{c} MB": count_buckets(c) for c in BUCKET_CAPS_MB},
+        "buckets": rank0["buckets"], "counted": {**{f"{c} MB": count_buckets(c) for c in BUCKET_CAPS_MB}, "default": count_buckets(25, first_mb=1)},
         "caps": BUCKET_CAPS_MB, "rounds": {k: len(v) for k, v in seconds.items()},
         "faster": faster.outcome, "best": best, "ratio": ratio,
         "figures": len(plt.get_fignums()),
@@ -194,7 +194,8 @@ def test_ddp_counts_its_buckets():
     assert p["best"] in p["rounds"]
     assert p["ratio"] > 0
     text = prose(run.stdout)
-    assert "faster (DDP 25 MB vs all-reduce after backward): " in text  # the verdict's line
+    assert "faster (DDP default vs one all-reduce after backward): " in text  # the verdict's line
+    assert "default / after backward: " in text
     assert "fastest: " in text
     assert p["figures"] == 1
 
