@@ -1,4 +1,4 @@
-"""Inline markup that a reader would see raw: double backticks, ``:role:`` text.
+"""Inline markup that a reader would see raw: double backticks, ``:role:`` text, asterisks.
 
 reST only parses an inline literal or role whose start is preceded by a space, an opening
 bracket or punctuation, and whose end is followed by a space or punctuation of certain
@@ -28,8 +28,12 @@ _AFTER = re.compile(
     f"[\\s\\\\{punctuation_chars.closing_delimiters}{punctuation_chars.delimiters}"
     f"{punctuation_chars.closers}]"
 )
-# What the translator meant as one construct: ``literal``, :role:`text`, `link`_ / `x`.
-_CONSTRUCT = re.compile(r"``[^`]+?``|:[\w.+-]+(?::[\w.+-]+)*:`[^`]+`|`[^`]+`_{0,2}")
+# What the translator meant as one construct: ``literal``, :role:`text`, `link`_ / `x`,
+# **strong**, *emphasis* (the verdicts' *yes* / *no*, left unparsed before a full-width bracket).
+_CONSTRUCT = re.compile(
+    r"``[^`]+?``|:[\w.+-]+(?::[\w.+-]+)*:`[^`]+`|`[^`]+`_{0,2}"
+    r"|\*\*[^*\s][^*]*?\*\*|\*[^*\s][^*]*?(?<!\s)\*"
+)
 # Leftovers in text a reader sees: two backticks, or a role name before a backtick.
 _RAW = re.compile(r"``|:[a-z]+(?::[a-z]+)?:`")
 

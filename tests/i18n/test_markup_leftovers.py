@@ -81,6 +81,13 @@ def test_the_checks_find_a_literal_glued_to_a_full_width_bracket() -> None:
     assert html_leftovers(page, context=3) == ["找 x``（y"]  # the code block is left alone
 
 
+def test_the_checks_find_emphasis_glued_to_a_full_width_bracket() -> None:
+    glued = "整个区间处于阈值以上时为 *否*（没有收益）。"
+    assert boundary_problems(glued) == ["'（' right after '*否*'"]
+    spaced = "整个区间处于阈值以上时为 *否* （没有收益），**注意**。"
+    assert not boundary_problems(spaced)
+
+
 def _built_languages() -> list[str]:
     return [code for code in CODES if (SITE / code / "index.html").is_file()]
 
