@@ -190,7 +190,9 @@ print(faster)
 
 fig, ax = plt.subplots(figsize=(7, 3.5))
 milliseconds = [1e3 * torch.tensor(seconds[n]).median().item() for n in names]
-ax.bar(range(len(names)), milliseconds, color=["C0"] * len(BUCKET_CAPS_MB) + ["C1", "C7"])
+# One colour for the caps, one for the default, one for the version by hand.
+colors = ["C0"] * len(BUCKET_CAPS_MB) + ["C1", "C7"]
+ax.bar(range(len(names)), milliseconds, color=colors)
 ax.set_xticks(range(len(names)), shown)
 ax.set_xlabel(compperf.tr("bucket_cap_mb"))
 ax.set_ylabel(compperf.tr("time per step, rank 0 (ms)"))
@@ -234,7 +236,8 @@ def count_buckets(cap_mb, first_mb=None):
     buckets, filled = 0, 0
     for size in sizes:
         filled += size
-        if filled >= (first_mb if buckets == 0 and first_mb else cap_mb) * 2**20:
+        cap = first_mb if buckets == 0 and first_mb else cap_mb
+        if filled >= cap * 2**20:
             buckets, filled = buckets + 1, 0
     return buckets + (filled > 0)
 

@@ -4,7 +4,7 @@ Ring against parameter server
 
 You time an all-reduce between two ranks against the parameter-server
 pattern (reduce to one rank, then broadcast), and check both against what
-the cost model of one message predicts for them, here and on faster links.
+the cost model of one message predicts for them.
 
 To run this example yourself, install PyTorch, then ``pip install
 matplotlib numpy``, and compperf as :ref:`run-yourself` explains. It starts
@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import compperf
+from compperf.i18n import parts, table
 
 RANKS = 2
 SIZES = [2**k for k in range(7, 23, 3)]  # float32 values: 512 B to 16 MB
@@ -49,11 +50,14 @@ print(compperf.tr("ranks: {n}, backend: {b}", n=RANKS, b=backend))
 # * **ring all-reduce**: the tensor is cut into ``n`` chunks that travel
 #   around a ring of ranks, first adding up (reduce-scatter), then spreading
 #   the sums (all-gather). Every rank sends ``2 (n - 1)`` chunks of ``S / n``:
-#   ``2 (n - 1) α + 2 (n - 1) / n · S / β``, nearly independent of ``n``.
+#   ``2 (n - 1) α + 2 (n - 1) / n · S / β``: the bandwidth term is nearly
+#   independent of ``n``, the latency term grows with it.
 #
 # The rank code times three things per size, in rounds: a message there and
 # back between rank 0 and rank 1 (for ``α`` and ``β``), ``all_reduce``, and
-# ``reduce`` followed by ``broadcast``.
+# ``reduce`` followed by ``broadcast``. With two ranks that pair moves the
+# bytes of a parameter server; with more, the libraries build ``reduce`` in
+# their own ways, and it stops being one.
 
 RANK_CODE = """
 import json
@@ -141,9 +145,9 @@ def fit(times):
 
 alpha, beta = fit(one_way)
 ring_alpha, ring_beta = fit(ring)
-print(compperf.tr("latency α (µs), bandwidth β (GB/s):"))
-print(f"{'send':>10} {alpha * 1e6:>8.1f} {beta / 1e9:>8.3f}")
-print(f"{'all_reduce':>10} {ring_alpha * 1e6:>8.1f} {ring_beta / 1e9:>8.3f}")
+fits = {"send/recv": (alpha, beta), "all_reduce": (ring_alpha, ring_beta)}
+for op, (a, b) in fits.items():
+    print(compperf.tr("{op}: α {a:time}, β {b:bytes}/s", op=op, a=a, b=b))
 
 # %%
 # The models against the measurements
@@ -159,12 +163,14 @@ print(f"{'all_reduce':>10} {ring_alpha * 1e6:>8.1f} {ring_beta / 1e9:>8.3f}")
 # the same colour.
 ring_model = 2 * (n - 1) * alpha + 2 * (n - 1) / n * nbytes / beta
 server_model = 2 * (n - 1) * (alpha + nbytes / beta)
-print(f"{'bytes':>10} {'all_reduce':>12} {'/model':>6}", end=" ")
-print(f"{'reduce+bcast':>12} {'/model':>6}")
-for row in zip(nbytes, ring, ring_model, server, server_model, strict=True):
-    size, measured, model, measured_too, model_too = row
-    print(f"{size:>10.0f} {measured:>12.2e} {measured / model:>6.2f}", end=" ")
-    print(f"{measured_too:>12.2e} {measured_too / model_too:>6.2f}")
+rows = [
+    (int(size), round(a * 1e6, 1), round(a / a_model, 2), round(b * 1e6, 1), round(b / b_model, 2))
+    for size, a, a_model, b, b_model in zip(nbytes, ring, ring_model, server, server_model, strict=True)
+]  # fmt: skip
+with parts():  # S in bytes, as in the formulas and on the figure
+    over, ring_us = compperf.tr("/ model"), compperf.tr("all_reduce (µs)")
+    server_us = compperf.tr("reduce + broadcast (µs)")
+print(table(["S", ring_us, over, server_us, over], rows))
 
 fig, ax = plt.subplots(figsize=(7, 3.2), layout="constrained")
 curves = {  # label: measured, model, marker and line, colour

@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import compperf
+from compperf.i18n import parts, table
 
 RANKS = 2
 BATCH, WIDTH, DEPTH, ROUNDS = 256, 512, 4, 6
@@ -127,16 +128,18 @@ step_seconds = {
     name: np.add(times[name]["compute"], times[name]["communication"])
     for name in names
 }
-print(f"{'':>22} {'step':>9} {'compute':>9} {'comm.':>9} {'rows/s':>9}")
-for name in names:
+labels = [compperf.tr("1 rank, 1 thread"), compperf.tr("2 ranks, whole batch")]
+rows = []
+for label, name in zip(labels, names, strict=True):
     ranks = rank0["configurations"][name]
-    compute = np.median(times[name]["compute"])
-    communication = np.median(times[name]["communication"])
     total = np.median(step_seconds[name])
-    print(
-        f"{name:>22} {total * 1e3:>7.1f}ms {compute * 1e3:>7.1f}ms "
-        f"{communication * 1e3:>7.1f}ms {ranks * BATCH / total:>9.0f}"
-    )
+    parts_ms = [np.median(times[name][part]) * 1e3 for part in times[name]]
+    ms = [round(value, 1) for value in (total * 1e3, *parts_ms)]
+    rows.append((label, *ms, round(ranks * BATCH / total)))
+with parts():
+    header = ["", compperf.tr("step (ms)"), compperf.tr("compute (ms)")]
+    header += [compperf.tr("all-reduce (ms)"), compperf.tr("rows/s")]
+print(table(header, rows))
 
 # %%
 # Do two ranks get through more rows?
@@ -166,10 +169,10 @@ print(compperf.tr("weak scaling efficiency: {e:.0%}", e=1 / weak.estimate))
 fig, ax = plt.subplots(figsize=(7, 2.8), layout="constrained")
 compute = [np.median(times[name]["compute"]) * 1e3 for name in names]
 comm = [np.median(times[name]["communication"]) * 1e3 for name in names]
-rows = [compperf.tr("1 rank, 1 thread"), compperf.tr("2 ranks, whole batch")]
 work = compperf.tr("compute (forward and backward)")
-ax.barh(rows, compute, color="C0", label=work)
-ax.barh(rows, comm, left=compute, color="C3", label=compperf.tr("all-reduce"))
+ax.barh(labels, compute, color="C0", label=work)
+reduce = compperf.tr("all-reduce")
+ax.barh(labels, comm, left=compute, color="C3", label=reduce)
 ax.invert_yaxis()
 ax.set_xlabel(compperf.tr("time per step, rank 0 (ms)"))
 ax.set_title(compperf.tr("One training step, {n} rows per rank", n=BATCH))
@@ -188,11 +191,12 @@ plt.show()
 # build. For this page's script saved as ``ranks.py``, on two machines with
 # one rank each, you run the command below on each machine.
 #
-# The launcher gives every rank its place in environment variables, which
-# ``init_process_group`` reads: ``RANK`` (0 to ``WORLD_SIZE - 1`` over all
-# machines), ``LOCAL_RANK`` (the rank on its own machine, which picks its
-# GPU), ``WORLD_SIZE``, ``LOCAL_WORLD_SIZE``, and ``MASTER_ADDR`` and
-# ``MASTER_PORT`` (where the process group's store listens); gloo and NCCL
+# The launcher gives every rank its place in environment variables:
+# ``RANK`` (0 to ``WORLD_SIZE - 1`` over all machines), ``WORLD_SIZE``,
+# ``MASTER_ADDR`` and ``MASTER_PORT`` (where the process group's store
+# listens), which ``init_process_group`` reads, and ``LOCAL_RANK`` (the rank
+# on its own machine), which the script reads through
+# ``dist.get_node_local_rank()`` to pick its GPU; gloo and NCCL
 # pick their network interface from ``GLOO_SOCKET_IFNAME`` and
 # ``NCCL_SOCKET_IFNAME``. The table after the command gives the values the
 # ranks of this run saw.
@@ -229,8 +233,9 @@ for report in run.ranks:
 # Answers
 # -------
 # 1. In weak scaling each rank's computation stays the same while the
-#    all-reduce grows only a little with the number of ranks (the ring's
-#    ``2 (n - 1) / n``); in strong scaling each rank's computation shrinks
+#    all-reduce's bandwidth term grows only a little with the number of
+#    ranks (the ring's ``2 (n - 1) / n``; its latency term grows with
+#    ``n``); in strong scaling each rank's computation shrinks
 #    while the gradient to reduce keeps its size, so communication takes a
 #    growing share of the step. Here it takes this share of the weak step:
 communication = np.median(times["2 ranks, whole batch"]["communication"])
