@@ -211,8 +211,9 @@ plt.show()
 #    compare with the boundary found above?
 # 2. On a GPU, would you expect the chain's boundary at smaller or larger
 #    sizes than on a CPU?
-# 3. Why does the matrix product's time per FLOP keep falling long after the
-#    chain's time per element has settled?
+# 3. Once a call's fixed cost is shared out, why can a larger size still
+#    lower the matrix product's time per FLOP, but not the chain's time per
+#    element?
 #
 # Answers
 # -------
@@ -235,8 +236,9 @@ print(compperf.tr("2× per 4× from n = {n:,.0f} on", n=2 * t0 / c))
 # to thousands of bytes per nanosecond, so a GPU needs far more elements per
 # call before the bytes outweigh the launch.
 #
-# **3.** The chain touches every element once per operation whatever the
-# size, so once the fixed cost is shared out, nothing else changes. A larger
+# **3.** The chain touches every element once per operation whatever the size,
+# so once the fixed cost is shared out, a larger size makes nothing cheaper;
+# past the last cache its bytes come from memory and cost more. A larger
 # matrix product reuses every value it loads ``n`` times, so it keeps more of
 # the work in registers and caches, and only the arithmetic units limit it.
 # The next page, :doc:`/auto_examples/limits/plot_2_ceilings`, measures that
