@@ -152,12 +152,13 @@ print(matmul_boundary)
 # The picture
 # -----------
 # Top: the chain's time per element. It falls as ``1/n`` while the call's
-# fixed cost is shared by more elements, then flattens where memory sets the
-# pace. Bottom: the matrix product's time per floating-point operation (FLOP).
-# It falls over a longer range, because a larger product reuses each value
-# it loads more often, until arithmetic sets the pace. Overhead, then
-# bandwidth on top; overhead, then compute below. The shaded band marks the
-# sizes where the boundary lies, when the data found one.
+# fixed cost is shared by more elements; then it settles while the tensors fit
+# a cache, and rises to a new level once they outgrow the last one. Bottom:
+# the matrix product's time per floating-point operation (FLOP). It falls
+# until each call reuses the values it loads enough for arithmetic to set the
+# pace; the tables and verdicts above say at which size that happened here.
+# Overhead, then bandwidth on top; overhead, then compute below. The shaded
+# band marks the sizes where the boundary lies, when the data found one.
 
 fig, (left, right) = plt.subplots(2, 1, figsize=(7, 7), layout="constrained")
 left.plot(
@@ -196,9 +197,10 @@ plt.show()
 # * A small call costs its overhead: Python, the dispatcher, on a GPU the
 #   kernel launch. Its time hardly changes with the size.
 # * An element-wise operation becomes bandwidth-bound once its tensors are
-#   large: its time per element settles.
-# * A matrix product needs much larger sizes before arithmetic sets the pace,
-#   because it does ``n`` operations per value it loads.
+#   large: its time per element settles, at a higher level once they outgrow
+#   the last cache.
+# * A matrix product does ``n`` operations per value it loads: its time per
+#   FLOP falls until that reuse lets arithmetic set the pace.
 # * Boundaries are found by asking how the time grows with the work, with an
 #   interval, not by reading a plot; a busy machine can leave them unclear.
 #
@@ -209,8 +211,9 @@ plt.show()
 #    compare with the boundary found above?
 # 2. On a GPU, would you expect the chain's boundary at smaller or larger
 #    sizes than on a CPU?
-# 3. Why does the matrix product's time per FLOP keep falling long after the
-#    chain's time per element has settled?
+# 3. Once a call's fixed cost is shared out, why can a larger size still
+#    lower the matrix product's time per FLOP, but not the chain's time per
+#    element?
 #
 # Answers
 # -------
@@ -229,12 +232,13 @@ print(compperf.tr("t0 = c n at n = {n:,.0f}", n=t0 / c))
 print(compperf.tr("2× per 4× from n = {n:,.0f} on", n=2 * t0 / c))
 
 # %%
-# **2.** Larger. A kernel launch costs microseconds while a GPU moves
-# hundreds of bytes per nanosecond, so a GPU needs far more elements per call
-# before the bytes outweigh the launch.
+# **2.** Larger. A kernel launch costs microseconds while a GPU moves hundreds
+# to thousands of bytes per nanosecond, so a GPU needs far more elements per
+# call before the bytes outweigh the launch.
 #
-# **3.** The chain touches every element once per operation whatever the
-# size, so once the fixed cost is shared out, nothing else changes. A larger
+# **3.** The chain touches every element once per operation whatever the size,
+# so once the fixed cost is shared out, a larger size makes nothing cheaper;
+# past the last cache its bytes come from memory and cost more. A larger
 # matrix product reuses every value it loads ``n`` times, so it keeps more of
 # the work in registers and caches, and only the arithmetic units limit it.
 # The next page, :doc:`/auto_examples/limits/plot_2_ceilings`, measures that

@@ -84,12 +84,14 @@ print(compperf.tr("best: {f:flops}", f=rates[best]))
 # (``torch.backends.cpu.get_cpu_capability()``): an AVX2 register holds 8
 # float32 values, an AVX-512 register 16, and a fused multiply-add (FMA)
 # counts as two FLOP. No name says how many FMA units a core has: the cell
-# assumes two, as on current x86 server cores, and takes the clock that
-# ``/proc/cpuinfo`` reports now. It prints the instructions, then the clock,
-# the FLOP per cycle and one core's peak. A CUDA device's properties give its
-# bandwidth but not its peak: the lines give its name, its multiprocessors
-# (SMs) and its bandwidth in theory. Where nothing can be derived, nothing is
-# printed.
+# assumes two full-width FMA units, as on Intel Xeon cores with two AVX-512
+# FMA units (AMD's Zen 4 runs a 512-bit FMA as two 256-bit halves, half that
+# peak), and takes the clock that ``/proc/cpuinfo`` reports now, which under a
+# hypervisor may not be the clock the core runs at. It prints the
+# instructions, then the clock, the FLOP per cycle and one core's peak. A CUDA
+# device's properties give its bandwidth but not its peak: the lines give its
+# name, its multiprocessors (SMs) and its bandwidth in theory. Where nothing
+# can be derived, nothing is printed.
 
 LANES = {"AVX512": 16, "AVX2": 8, "NO AVX": 4, "DEFAULT": 4}
 FMA_UNITS = 2  # Assumed, not derivable from the ISA name.
@@ -114,8 +116,10 @@ elif device.type == "cuda":
 
 # %%
 # On a GPU you can also time with CUDA events, timestamps that the GPU writes
-# into its own stream, so the host's clock and the launch delay stay out. On a
-# GPU the cell prints the rate they time; elsewhere, what a GPU shows.
+# into its own stream, so the host's clock stays out, and so does the launch
+# delay while the GPU has work queued: kernels shorter than a launch leave
+# gaps between them, and the events measure those too. On a GPU the cell
+# prints the rate they time; elsewhere, what a GPU shows.
 
 # compperf: cuda-only
 if device.type == "cuda":
@@ -133,7 +137,7 @@ if device.type == "cuda":
     rate = 2 * n**3 / per_call
     print(compperf.tr("CUDA events, n = {n}: {f:flops}", n=n, f=rate))
 else:
-    print(compperf.tr("CUDA events: on a GPU, about the rate of the sweep"))
+    print(compperf.tr("CUDA events: on a GPU, about the sweep's float32 rate"))
 
 # %%
 # The ceilings, measured once

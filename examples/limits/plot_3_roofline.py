@@ -53,15 +53,17 @@ N = ELEMENTS or max(2**20, 2 * (limits.last_level_cache or 2**24) // 4)
 # FLOP and bytes
 # --------------
 # ``torch.utils.flop_counter.FlopCounterMode`` counts the FLOP of the
-# operations it knows: matrix products, ``nn.Linear``, convolutions,
-# attention. It counts zero for element-wise operations and reductions, so
-# for those the cell counts by hand: one FLOP per element for an addition, a
-# ReLU or a sum, five per element for a softmax (maximum, subtraction,
-# exponential, sum, division). PyTorch has no byte counter on a CPU; the bytes
-# are what each operation must read and write at least, each tensor once.
-# Real traffic is higher, so the intensity (FLOP per byte) is an upper bound.
-# The table shows what ``FlopCounterMode`` counted, the FLOP the page uses and
-# the bytes; ``a @ b, n = 64`` is the product of two 64 x 64 matrices.
+# operations it knows: matrix products, ``nn.Linear``, convolutions, and
+# attention where it runs as matrix products or as one of CUDA's fused kernels
+# (the CPU's fused ``scaled_dot_product_attention`` counts zero). It counts
+# zero for element-wise operations and reductions, so for those the cell
+# counts by hand: one FLOP per element for an addition, a ReLU or a sum, five
+# per element for a softmax (maximum, subtraction, exponential, sum,
+# division). PyTorch has no byte counter on a CPU; the bytes are what each
+# operation must read and write at least, each tensor once. Real traffic is
+# higher, so the intensity (FLOP per byte) is an upper bound. The table shows
+# what ``FlopCounterMode`` counted, the FLOP the page uses and the bytes;
+# ``a @ b, n = 64`` is the product of two 64 x 64 matrices.
 
 
 def counted_flops(fn):
@@ -117,9 +119,11 @@ print(table([operation, "FlopCounterMode", used, moved], counts))
 # ``limits.place`` times the operation in rounds with the ceilings' own work
 # (the peak's matrix product, the bandwidth's copy), so that each round's
 # share is read against a roof timed at the same moment; the interval comes
-# from the rounds. The first table gives the intensity, the FLOP/s reached
-# and the roof (both in GFLOP/s) and the share. A share above 100 % means that
-# the bytes came from a cache, faster than the memory under the roof.
+# from the rounds. The first table gives the intensity, the FLOP/s reached and
+# the roof (both in GFLOP/s) and the share. A share above 100 % means the
+# operation beat the roof timed with it: under the slanted part, its bytes
+# came from a cache or cost less than the copy's; under the flat part, it ran
+# faster than the peak's product.
 #
 # The second table holds two verdicts per operation. *memory-bound*: *yes*
 # when the intensity lies below the whole interval of the ridge point, *no*

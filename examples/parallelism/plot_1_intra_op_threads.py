@@ -39,9 +39,12 @@ print(compperf.environment(device))
 # (intra-op); ``at::get_num_interop_threads()`` is the next page's pool
 # (:doc:`/auto_examples/parallelism/plot_2_inter_op`). The next line counts
 # logical CPUs and the physical cores Linux reports (two hyper-threads make
-# one; ``0`` elsewhere). ``torch.set_num_threads(n)`` changes the pool for
-# the rest of the process; the variables act only when a process starts, so
-# the last line is the pool of a child started with both set to 1.
+# one; ``0`` elsewhere). ``torch.set_num_threads(n)`` changes the count; its
+# documentation asks you to call it before any eager, JIT or autograd code
+# runs, because OpenMP and MKL keep the setting per thread: a thread that has
+# already run an operator keeps its old count. The variables act only when a
+# process starts, so the last line is the pool of a child started with both
+# set to 1.
 print(torch.__config__.parallel_info())
 max_threads = torch.get_num_threads()
 topology = Path("/sys/devices/system/cpu").glob("cpu[0-9]*/topology")

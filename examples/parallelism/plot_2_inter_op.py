@@ -34,9 +34,10 @@ max_threads = torch.get_num_threads()
 # --------------------
 # Each job is a chain of matrix products that depend on each other; the two
 # chains do not depend on each other, so they could run at the same time.
-# PyTorch itself never starts them side by side: in eager mode every call runs
-# to the end before Python gets the next one. The two ways of running them
-# are named once, for the figure below.
+# PyTorch itself never starts them side by side: in eager mode on a CPU every
+# call runs to the end before Python gets the next one (a CUDA call returns
+# once its kernel is queued, but one stream runs its kernels in order). The
+# two ways of running them are named once, for the figure below.
 n, steps = 256, 4
 # sphinx_gallery_start_ignore
 # The tests set COMPPERF_FAST=1 to shrink the work; readers never see this block.
@@ -64,13 +65,15 @@ threaded = compperf.tr("a Python thread per job")
 # --------------
 # A PyTorch operator releases Python's global interpreter lock (GIL) while it
 # computes, so a second Python thread can start its own operator meanwhile.
-# Each call starts one thread per job and joins it with a timeout: a stuck
-# job ends the page with an error instead of hanging it, and a daemon thread
-# never keeps Python from exiting. The line below is what
-# ``torch.get_num_threads()`` returns in a new thread: the same pool as the
-# main thread's. ``torch.testing.assert_close`` then checks that both ways
-# compute the same results; it stops the page with an error where they
-# differ.
+# Each call starts one thread per job and joins it with a timeout: a stuck job
+# ends the page with an error instead of hanging it, and a daemon thread never
+# keeps Python from exiting. The line below is what
+# ``torch.get_num_threads()`` returns in a new thread: the same thread count
+# as the main thread's. With the OpenMP backend each Python thread that runs a
+# parallel operator gets its own team of that many threads, so two jobs can
+# run twice that many threads at once. ``torch.testing.assert_close`` then
+# checks that both ways compute the same results; it stops the page with an
+# error where they differ.
 TIMEOUT = 60  # seconds any job may take
 
 

@@ -41,9 +41,8 @@ print(compperf.environment(device))
 # * the host memory is pinned (page-locked: ``torch.empty(...,
 #   pin_memory=True)`` or ``tensor.pin_memory()``), so that the copy engine
 #   can read it directly. From ordinary (pageable) memory the driver first
-#   copies into a pinned buffer of its own, on the CPU, and the copy does not
-#   overlap; this is what the measurement of "automatic parallelism" in
-#   `Dive into Deep Learning <https://d2l.ai/>`__ ran into.
+#   copies into a pinned staging buffer on the CPU, so the copy overlaps
+#   little or not at all.
 #
 # Events (``torch.cuda.Event``) order the streams:
 # ``stream.wait_stream(other)`` or ``stream.wait_event(event)`` make later
@@ -87,11 +86,11 @@ if os.environ.get("COMPPERF_FAST") == "1":
 #
 # What a GPU shows: a copy from pinned memory on a second stream runs on a
 # copy engine while the default stream computes, and both together take about
-# as long as the longer of the two; from pageable memory the same code takes
-# at least as long as both one after the other, because the driver stages
-# the data through the CPU first. A build without a CUDA device measures
-# none of this; its line says so, and the next two cells that need one print
-# nothing there.
+# as long as the longer of the two. From pageable memory the call returns only
+# after the CPU has staged most of the data, so the computation starts late
+# and both together take about as long as one after the other, or longer. A
+# build without a CUDA device measures none of this; its line says so, and the
+# next two cells that need one print nothing there.
 
 
 # compperf: cuda-only
@@ -294,8 +293,8 @@ plt.show()
 # * A copy overlaps a computation only on another stream, with
 #   ``non_blocking=True``, from pinned memory; events and ``wait_stream``
 #   order the streams without stopping the CPU.
-# * From pageable memory a "non-blocking" copy goes through the CPU and does
-#   not overlap.
+# * From pageable memory a "non-blocking" copy goes through the CPU and
+#   overlaps little or not at all.
 # * A non-blocking copy to the host may not have arrived when you read it:
 #   synchronize the stream (or an event) first.
 # * On a CPU the analogue is a second thread, and it overlaps only where a
@@ -318,7 +317,8 @@ plt.show()
 #    copy from overwriting data that is still being read.
 # 2. Little: from pageable memory the copy is staged through a pinned buffer
 #    by the CPU, so the CPU waits for most of it. ``pin_memory=True`` makes
-#    the ``DataLoader`` pin each batch in a thread of its own (next page,
+#    the ``DataLoader`` pin each batch: with ``num_workers > 0`` in a thread
+#    of its own, without workers in the main thread (next page,
 #    :doc:`/auto_examples/parallelism/plot_4_dataloader_workers`).
 # 3. Record one event before and one after the work on the default stream,
 #    then ``end.synchronize()`` and ``start.elapsed_time(end)`` (in

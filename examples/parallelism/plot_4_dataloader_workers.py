@@ -95,11 +95,12 @@ print(compperf.tr("products in one step: {n}", n=products))
 # Loaders
 # -------
 # ``num_workers=0`` loads in the main process, between steps;
-# ``num_workers=k`` starts ``k`` processes that load whole batches, each up
-# to ``prefetch_factor`` ahead, while the main process computes.
+# ``num_workers=k`` starts ``k`` processes that load whole batches, each up to
+# ``prefetch_factor`` ahead, while the main process computes.
 # ``persistent_workers=True`` keeps them between epochs, ``pin_memory=True``
-# copies each batch into pinned memory (for a CUDA device only), and
-# ``timeout=60`` turns a worker silent for a minute into an error.
+# copies each batch into pinned memory (where there is an accelerator such as
+# CUDA; PyTorch turns it off on Apple's MPS), and ``timeout=60`` turns a
+# worker silent for a minute into an error.
 #
 # The workers must find ``SlowDataset``. This page runs as a module
 # ``__main__`` that no other process can import, as a notebook does, so they
@@ -205,7 +206,7 @@ plt.show()
 # * Loading hides behind the computation only while a core is free for it:
 #   beyond ``os.cpu_count() - 1`` busy workers, more workers only take turns.
 # * ``persistent_workers=True`` pays the workers' start once, not every
-#   epoch; ``pin_memory=True`` helps only with a CUDA device.
+#   epoch; ``pin_memory=True`` helps only with an accelerator such as CUDA.
 # * In a notebook or a gallery, the dataset's class must reach the workers:
 #   ``fork`` copies it, other start methods need it in a module.
 #
