@@ -388,20 +388,30 @@ def test_site_url_must_be_absolute(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_removed_example_page_is_deleted_on_rebuild(tmp_path: Path) -> None:
-    """Rebuilds are incremental, so a removed source's page must not linger."""
+    """Rebuilds are incremental, so a removed source's page must not linger, nor the links
+    to it on the pages whose sources did not change (their navigation)."""
     second = GOOD_EXAMPLE.replace("Sum a tensor\n============", "Sum again\n=========")
-    docs = _project(tmp_path, {"plot_sum.py": GOOD_EXAMPLE, "plot_again.py": second})
+    docs = _project(tmp_path, {"plot_sum.py": GOOD_EXAMPLE, "plot_sum_again.py": second})
     first = _build(docs)
     assert first.returncode == 0, first.stdout + first.stderr
-    page = docs / "_build" / "html" / "auto_examples" / "tiny" / "plot_again.html"
+    page = docs / "_build" / "html" / "auto_examples" / "tiny" / "plot_sum_again.html"
+    # run.rst comes after the chapter in the toctree: its "previous" is the chapter's last page.
+    unchanged = docs / "_build" / "html" / "run.html"
     assert page.is_file()
-    (docs.parent / "examples" / "tiny" / "plot_again.py").unlink()
-    for generated in (docs / "auto_examples" / "tiny").glob("plot_again*"):
+    assert 'rel="prev" title="Sum again"' in unchanged.read_text("utf-8")
+    (docs.parent / "examples" / "tiny" / "plot_sum_again.py").unlink()
+    for generated in (docs / "auto_examples" / "tiny").glob("plot_sum_again*"):
         generated.unlink()
     rebuilt = _build(docs)
     assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
     assert not page.exists()
     assert (docs / "_build" / "html" / "auto_examples" / "tiny" / "plot_sum.html").is_file()
+    assert 'rel="prev" title="Sum a tensor"' in unchanged.read_text("utf-8")
+    # The navigation is the same in the next build: no page is written again.
+    before = unchanged.stat().st_mtime_ns
+    again = _build(docs)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert unchanged.stat().st_mtime_ns == before
 
 
 def test_outputs_kept_from_other_package_versions_are_made_again(tiny: SimpleNamespace) -> None:

@@ -8,7 +8,8 @@
 - :mod:`site`: the per-language URLs, the language switcher, the root ``index.html`` and
   sitemap index, pages whose sources were removed; :mod:`alternates`: hreflang links in
   each page's head and in the sitemap; :mod:`descriptions`: each page's description (meta
-  and og:) from its prose; :mod:`install`: the ``compperf-install`` directive.
+  and og:) from its prose; :mod:`install`: the ``compperf-install`` directive;
+  :mod:`navigation`: every page written again when the site's navigation changed.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ def setup(app: Sphinx) -> dict[str, object]:
         descriptions,
         downloads,
         install,
+        navigation,
         notebook_check,
         published,
         results,
@@ -46,6 +48,7 @@ def setup(app: Sphinx) -> dict[str, object]:
     )
     app.connect("builder-inited", downloads.strip_hidden_lines, priority=order.STRIP_HIDDEN_LINES)
     app.connect("env-get-outdated", site.forget_removed_pages)
+    app.connect("env-get-updated", navigation.write_every_page_when_it_changes)
     app.add_directive("compperf-install", install.InstallCommand)
     app.connect("build-finished", site.write_root_files)
     app.connect("html-page-context", site.add_language_links)
