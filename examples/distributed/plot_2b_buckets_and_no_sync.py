@@ -153,11 +153,12 @@ shown = [compperf.tr("{cap:g} MB", cap=cap) for cap in BUCKET_CAPS_MB]
 shown += [compperf.tr("default"), compperf.tr("after backward")]
 gradient_bytes = rank0["gradient_megabytes"] * 1e6
 print(compperf.tr("gradients per step: {b:bytes}", b=gradient_bytes))
+counts = rank0["buckets"].values()  # the caps, then the default (None)
 buckets = ", ".join(
-    f"{label}: {n}"
-    for label, n in zip(shown[:-1], rank0["buckets"].values(), strict=True)
+    f"{cap}: {n}"
+    for cap, n in zip([*BUCKET_CAPS_MB, None], counts, strict=True)
 )
-print(compperf.tr("buckets per step: {b}", b=buckets))
+print(compperf.tr("buckets per step (bucket_cap_mb: buckets): {b}", b=buckets))
 after = seconds["after backward"]
 ratios = {}
 for label, name in zip(shown[:-1], names[:-1], strict=True):
@@ -188,16 +189,16 @@ faster = compperf.conclude("faster", subject, default.low, default.high,
                            below=1 / 1.05, disturbed=disturbed)  # fmt: skip
 print(faster)
 
-fig, ax = plt.subplots(figsize=(7, 3.5))
+fig, ax = plt.subplots(figsize=(7, 3), layout="constrained")
 milliseconds = [1e3 * torch.tensor(seconds[n]).median().item() for n in names]
 # One colour for the caps, one for the default, one for the version by hand.
 colors = ["C0"] * len(BUCKET_CAPS_MB) + ["C1", "C7"]
-ax.bar(range(len(names)), milliseconds, color=colors)
-ax.set_xticks(range(len(names)), shown)
-ax.set_xlabel(compperf.tr("bucket_cap_mb"))
-ax.set_ylabel(compperf.tr("time per step, rank 0 (ms)"))
+ax.barh(range(len(names)), milliseconds, color=colors)
+ax.set_yticks(range(len(names)), shown)
+ax.invert_yaxis()  # the variants top to bottom, as in the lines above
+ax.set_ylabel(compperf.tr("bucket_cap_mb"))
+ax.set_xlabel(compperf.tr("time per step, rank 0 (ms)"))
 ax.set_title(compperf.tr("Training step against bucket size, {b}", b=backend))
-fig.tight_layout()
 plt.show()
 
 # %%

@@ -153,9 +153,15 @@ class Disturbance:
         }
 
     def __str__(self) -> Text:
-        with parts():
-            steal = tr("not reported") if self.steal is None else f"{self.steal:.1%}"
-            pressure = tr("not reported") if self.pressure is None else f"{self.pressure:.0%}"
+        with parts():  # shares as messages, so that each language writes its numbers
+            if self.steal is None:
+                steal = tr("not reported")
+            else:
+                steal = tr("{share:.1%}", share=self.steal)
+            if self.pressure is None:
+                pressure = tr("not reported")
+            else:
+                pressure = tr("{share:.0%}", share=self.pressure)
         values = {"steal": steal, "pressure": pressure, "drift": self.drift}
         if self.disturbed:
             return tr(
