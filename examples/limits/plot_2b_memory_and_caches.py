@@ -4,8 +4,10 @@ Memory and caches
 
 You measure how fast this device copies bytes, from working sets that fit its
 first cache to ones four times its last, and whether a byte in a cache is
-faster than one in memory. The bandwidth is the second ceiling of
-:doc:`/auto_examples/limits/plot_2_ceilings`.
+faster than one in memory. The bandwidth from memory is the second ceiling of
+:doc:`/auto_examples/limits/plot_2_ceilings`, measured there on one thread of
+a CPU; this page copies with all of torch's threads, so on a CPU the two
+numbers can differ.
 
 To run this example yourself, install PyTorch, then ``pip install
 matplotlib``, and compperf as :ref:`run-yourself` explains.
@@ -76,7 +78,11 @@ for working_set in WORKING_SETS:
 # working set in alternating rounds. The verdict takes the interval of their
 # time per byte (cache over memory) against 1 / 1.2: *yes* when it lies wholly
 # below, *no* when it lies at or above, *unclear* when it reaches across or
-# the machine was disturbed.
+# the machine was disturbed. Each copy also pays the fixed cost of a call
+# (the overhead of :doc:`/auto_examples/limits/plot_2_ceilings`); the small
+# copy moves few bytes per call, so that cost can outweigh what the cache
+# saves, and the verdict counts it, as any code that copies small tensors
+# pays it.
 
 small, large = WORKING_SETS[0] // 8, WORKING_SETS[-1] // 8
 copies = {}
@@ -98,8 +104,9 @@ print(cache_faster)
 # %%
 # The picture
 # -----------
-# Bandwidth by working set, the cache sizes dotted: a step down at a dotted
-# line is where the data stops fitting that cache.
+# Bandwidth by working set, the cache sizes dotted. Where the bandwidth steps
+# down at a dotted line, the data stops fitting that cache; at the smallest
+# working sets, the fixed cost of each call can hold the bandwidth down.
 
 fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
 # Each line is named by its code, drawn as it is in every language.
@@ -121,8 +128,10 @@ plt.show()
 # %%
 # Summary
 # -------
-# * Bandwidth depends on where the data lives: each cache level is faster
-#   than the next, and memory is the ceiling for large tensors.
+# * Bandwidth depends on where the data lives and on the size of each call: a
+#   copy that fits a cache can beat memory only when it is large enough that
+#   the fixed cost of the call does not dominate; memory is the ceiling for
+#   large tensors.
 # * Count only the bytes an operation must move: a lower bound, since a CPU
 #   also reads a line before it writes it.
 # * Measure memory with a working set of at least 4× the last cache.
@@ -140,7 +149,9 @@ plt.show()
 # prefetches them alike, changes the bytes per second.
 #
 # **2.** Time is bytes over bandwidth. The lines below divide 1 GiB by the
-# copy's bandwidth at the largest and at the smallest working set.
+# copy's bandwidth at the largest and at the smallest working set. At the
+# smallest set's rate, 1 GiB takes 65,536 calls of 16 KiB, and each pays the
+# fixed cost of a call.
 
 gib = 2**30
 memory, cache = bandwidths["copy"][-1], bandwidths["copy"][0]

@@ -97,12 +97,16 @@ print(table([operation, "FLOP", moved], counts))
 # As on the previous page, ``limits.place`` times each layer in rounds with
 # the ceilings' own work, so that each round's share is read against a roof
 # timed at the same moment. The first table gives the intensity, the FLOP/s
-# reached and the roof (both in GFLOP/s) and the share with its interval; a
-# share above 100 % means that the bytes came from a cache. The second holds
-# the verdicts: *memory-bound* (*yes* when the intensity lies below the whole
-# interval of the ridge point, *no* at or above it, *unclear* inside it) and
-# *below half* (*yes* when the whole share interval lies below 50 %, *no* at
-# or above, *unclear* across). On a disturbed machine both are *unclear*.
+# reached and the roof (both in GFLOP/s) and the share with its interval. A
+# share above 100 % means the layer beat the roof timed with it: under the
+# slanted part, its bytes came from a cache or cost less than the copy's;
+# under the flat part, it ran faster than the peak's product. The second
+# table holds the verdicts: *memory-bound* (*yes* when the intensity lies
+# below the whole interval of the ridge point, *no* at or above it, *unclear*
+# inside it) and *below half* (*yes* when the whole share interval lies below
+# 50 %, *no* at or above, *unclear* across). A verdict that is the same for
+# every layer is said once, on the line above that table. On a disturbed
+# machine both are *unclear*.
 
 results = []
 for op in operations:
@@ -140,6 +144,8 @@ with parts():
 rows = [
     (op["name"], said[b.outcome], said[h.outcome]) for op, *_, b, h in results
 ]
+# A blank line: a verdict said once above its table stays with that table.
+print()
 print(table([operation, *claims], rows))
 memory = sum(bound.yes for *_, bound, _ in results)
 compute = sum(bound.no for *_, bound, _ in results)
@@ -150,7 +156,9 @@ print(compperf.tr("{m} memory-bound, {c} compute-bound", m=memory, c=compute))
 # -----------
 # The roofline on log scales, each layer a dot at its intensity and measured
 # FLOP/s, its interval as an error bar. A larger batch moves the linear layer
-# to the right: the same weights serve more samples.
+# to the right: the same weights serve more samples. A dot above the slanted
+# part of the roof read its bytes faster than the copy that set the roof:
+# from a cache, for example weights that fit one.
 
 intensities = [share.intensity for _, _, share, _, _ in results]
 span = [min(intensities) / 2, max(max(intensities), limits.ridge) * 2]
@@ -170,7 +178,7 @@ for op, _, s, _, _ in results:
     )
 ax.set(xscale="log", yscale="log")
 # A legend beside the axes names the dots by their code, in every language:
-# labels next to the dots overlapped where products sit close together.
+# labels next to the dots overlapped where layers sit close together.
 legend = {"loc": "upper left", "bbox_to_anchor": (1.01, 1)}
 ax.legend(**legend, prop={"family": "monospace", "size": 7})
 ax.set_xlabel(compperf.tr("arithmetic intensity (FLOP/byte, upper bound)"))

@@ -82,33 +82,54 @@ threaded = compperf.tr("a Python thread per job")
 # Two cases. First, each job's operators use every intra-op thread: the
 # matrix product already fills all the cores, and a second job can only take
 # turns with it. Second, each operator gets one thread
-# (``torch.set_num_threads(1)``, as each ``DataLoader`` worker and each
-# ``torchrun`` rank does): one job fills one core, and a second job may fill
-# another. ``compperf.interleave`` times both ways in turns, for each case.
-# Each case's line gives the time one after the other over the time with a
-# thread per job: above 1, the threads finished first.
+# (``torch.set_num_threads(1)``, as each ``DataLoader`` worker does;
+# ``torchrun`` sets ``OMP_NUM_THREADS=1`` when it starts several processes
+# per node and the variable is unset): one job fills one core, and a second
+# job may fill another. ``compperf.interleave`` times both ways in turns, for
+# each case; each way's time is kept under its name, the number of jobs and
+# the case. Each case's line gives the time with a thread per job over the
+# time one after the other, the median of the rounds' ratios: below 1, the
+# threads finished first. Its interval comes from the rounds' ratios: the
+# narrowest that holds the median with at least 95 % confidence, and the
+# line prints the confidence it reached.
 cases = {
     compperf.tr("intra-op threads: all {n}", n=max_threads): max_threads,
     compperf.tr("intra-op threads: 1"): 1,
 }
 ways = {sequential: one_after_the_other, threaded: in_threads}
+
+
+# Both ways, each named with the number of jobs and the case.
+def named(case):
+    return {
+        compperf.tr("{w}, {n} jobs, {c}", w=w, n=len(inputs), c=case): f
+        for w, f in ways.items()
+    }
+
+
 comparisons = {}
 for case, threads in cases.items():
-    comparisons[case] = compperf.interleave(
-        ways, device=device, budget=2.0, min_rounds=10, num_threads=threads
+    comparison = compperf.interleave(
+        named(case),
+        device=device,
+        budget=2.0,
+        min_rounds=10,
+        num_threads=threads,
     )
-    ratio = comparisons[case].ratio(sequential, threaded)
+    one, each = comparison.names  # one after the other, a thread per job
+    ratio = comparison.ratio(each, one)
     print(compperf.tr("{case}: {r}", case=case, r=ratio))
+    comparisons[case] = comparison
 
 # %%
 # The verdicts
 # ------------
 # The two jobs overlapped when a thread per job finished both more than 5 %
 # faster than one thread running them one after the other, with the whole
-# 95 % interval of the ratio on that side: ``Comparison.faster`` decides it.
-# Each case's line prints the claim "faster", the case, the outcome, and the
-# interval of the time with a thread per job over the time one after the
-# other, against the threshold 1 / 1.05:
+# interval of the ratio above on that side: ``Comparison.faster`` decides it.
+# Each case's line prints the claim "faster", the case, the outcome, and, as
+# *measured* with its interval, the same ratio as above, against the
+# threshold 1 / 1.05:
 #
 # * *yes*: the whole interval lies below it: the two jobs overlapped.
 # * *no*: the whole interval lies at it or above: the two jobs did not
@@ -119,7 +140,8 @@ for case, threads in cases.items():
 # The last line says what compperf saw of the rest of the machine.
 verdicts = {}
 for case, comparison in comparisons.items():
-    verdicts[case] = comparison.faster(threaded, sequential, subject=case)
+    one, each = comparison.names
+    verdicts[case] = comparison.faster(each, one, subject=case)
     print(verdicts[case])
 print(comparisons[next(iter(cases))].disturbance)
 
@@ -144,7 +166,8 @@ print(comparisons[next(iter(cases))].disturbance)
 cores = os.cpu_count()
 beyond_cores = {}
 for case, comparison in comparisons.items():
-    ratio = comparison.ratio(threaded, sequential)
+    one, each = comparison.names
+    ratio = comparison.ratio(each, one)
     beyond_cores[case] = compperf.conclude(
         "beyond the cores",
         case,
@@ -223,12 +246,16 @@ plt.show()
 # -------
 # 1. Three jobs on two cores: three threads share two cores, so at best
 #    they take one and a half job-times each instead of one. The code below
-#    measures it with one intra-op thread; the line gives the time one after
-#    the other over the time with a thread per job (at most 2 on two cores).
+#    measures it with one intra-op thread; the line gives the time with a
+#    thread per job over the time one after the other, with its interval as
+#    above (overlap alone cannot take it below 1/2 on two cores).
 inputs.append(torch.randn(n, n) / n**0.5)
-three = compperf.interleave(ways, device=device, budget=1.0, num_threads=1)
-r = three.ratio(sequential, threaded)
-print(compperf.tr("three jobs: {r}", r=r))
+one_thread = list(cases)[1]  # the second case: one intra-op thread
+three = compperf.interleave(
+    named(one_thread), device=device, budget=1.0, num_threads=1
+)
+one, each = three.names
+print(compperf.tr("three jobs: {r}", r=three.ratio(each, one)))
 
 # %%
 # 2. By default it records only the thread that started it, and with a

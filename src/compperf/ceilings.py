@@ -520,7 +520,9 @@ def ceilings(
 
     one = torch.ones(_OVERHEAD_ELEMENTS, device=target, dtype=dtype)
     out = torch.empty_like(one)
-    timed = _measure(torch.add, one, one, out=out, description="torch.add, 1 element", **timing)
+    with parts():  # a part of the measurement's line, translated with it
+        added = tr("torch.add, 1 element")
+    timed = _measure(torch.add, one, one, out=out, description=added, **timing)
     low, high, _ = _median_interval(timed.times, _CONFIDENCE)
     overhead = Ceiling(timed.median, low, high, "torch.add, 1 element", timed)
 
