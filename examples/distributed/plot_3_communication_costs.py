@@ -182,14 +182,14 @@ print(faster)
 # -------------------------------
 # An all-reduce of ``S`` bytes over ``n`` ranks makes every rank send
 # ``2 (n - 1) / n · S`` in a ring, and one rank receive and send
-# ``(n - 1) S`` each as a parameter server (the next page derives both). With bandwidths from
-# datasheets instead of a measurement, these formulas say what a GPU cluster
-# changes; the lines are arithmetic, not measurements. NVIDIA gives 900 GB/s
-# of NVLink bandwidth per H100 SXM GPU (both directions together, so
-# 450 GB/s each way), and 400 Gb/s (50 GB/s) per NDR InfiniBand port
-# (ConnectX-7). The rows give one all-reduce of 1 GB of gradients over 8
-# ranks, bandwidth term only, at this machine's measured ``β``, then at
-# NVLink 4's and InfiniBand NDR's.
+# ``(n - 1) S`` each as a parameter server (the next page derives both).
+# With bandwidths from datasheets instead of a measurement, these formulas
+# say what a GPU cluster changes; the lines are arithmetic, not
+# measurements. NVIDIA gives 900 GB/s of NVLink bandwidth per H100 SXM GPU
+# (both directions together, so 450 GB/s each way), and 400 Gb/s (50 GB/s)
+# per NDR InfiniBand port (ConnectX-7). The rows give one all-reduce of 1 GB
+# of gradients over 8 ranks, bandwidth term only, at this machine's measured
+# ``β``, then at NVLink 4's and InfiniBand NDR's.
 gradient_bytes, ranks = 1e9, 8
 links = [beta, 450e9, 50e9]  # bytes per second: measured, NVLink 4, NDR
 print(compperf.tr("β (GB/s; rows 2, 3: datasheet), ring (ms), server (ms)"))

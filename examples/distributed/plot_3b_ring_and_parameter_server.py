@@ -163,10 +163,11 @@ for op, (a, b) in fits.items():
 # the same colour.
 ring_model = 2 * (n - 1) * alpha + 2 * (n - 1) / n * nbytes / beta
 server_model = 2 * (n - 1) * (alpha + nbytes / beta)
-rows = [
-    (int(size), round(a * 1e6, 1), round(a / a_model, 2), round(b * 1e6, 1), round(b / b_model, 2))
-    for size, a, a_model, b, b_model in zip(nbytes, ring, ring_model, server, server_model, strict=True)
-]  # fmt: skip
+rows = []
+for row in zip(nbytes, ring, ring_model, server, server_model, strict=True):
+    size, a, a_model, b, b_model = row
+    rows.append((int(size), round(a * 1e6, 1), round(a / a_model, 2),
+                 round(b * 1e6, 1), round(b / b_model, 2)))  # fmt: skip
 with parts():  # S in bytes, as in the formulas and on the figure
     over, ring_us = compperf.tr("/ model"), compperf.tr("all_reduce (µs)")
     server_us = compperf.tr("reduce + broadcast (µs)")
